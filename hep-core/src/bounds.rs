@@ -1,0 +1,140 @@
+//! The spec's bounds: caps counted in UTF-16 code units with the `…(+N chars)` suffix,
+//! and the two renderings of tool arguments for `tool_start.args_summary`.
+//!
+//! One deliberate deviation from the reference: where a cut would fall between the two
+//! halves of a surrogate pair, the cut is made before the pair, so the output never holds
+//! a lone surrogate; the units cut are counted in `N`.
+
+use crate::encode::{write_str, write_value};
+use serde_json::{Map, Value};
+
+/// Cap on `turn_done.tool_results[].text`, in UTF-16 code units.
+pub const TOOL_RESULT_CAP: usize = 2000;
+/// Cap on full-mode (`events=full`) `args_summary`, in UTF-16 code units.
+pub const ARGS_FULL_CAP: usize = 4000;
+/// Cap on summary-mode `args_summary`, in UTF-16 code units (before the `...`).
+pub const ARGS_SUMMARY_CAP: usize = 100;
+
+/// How `tool_start.args_summary` renders the arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ArgsMode {
+    /// `key=<json>` pairs joined with `", "`, cut at 100 units plus `...` (the default).
+    #[default]
+    Summary,
+    /// The argument object's JSON, cut at 4000 units plus `…(+N chars)` (`events=full`).
+    Full,
+}
+
+/// Length of `s` in UTF-16 code units (the reference's "characters").
+pub fn utf16_len(s: &str) -> usize {
+    // Every UTF-8 lead byte starts one code unit; 4-byte sequences (outside the BMP) make two.
+    s.bytes().filter(|&b| (b & 0xc0) != 0x80).count() + s.bytes().filter(|&b| b >= 0xf0).count()
+}
+
+/// Byte index of the longest prefix of `s` with at most `units` UTF-16 code units, never
+/// splitting a character (so never splitting a surrogate pair), and that prefix's length in units.
+fn prefix_within(s: &str, units: usize) -> (usize, usize) {
+    let mut used = 0;
+    for (i, c) in s.char_indices() {
+        let w = c.len_utf16();
+        if used + w > units {
+            return (i, used);
+        }
+        used += w;
+    }
+    (s.len(), used)
+}
+
+/// Caps `text` at `limit` UTF-16 code units: longer text keeps its first `limit` units
+/// (or one fewer, rather than split a surrogate pair) followed by `…(+N chars)`, N being
+/// the number of units cut.
+pub fn cap(text: &str, limit: usize) -> String {
+    let total = utf16_len(text);
+    if total <= limit {
+        return text.to_owned();
+    }
+    let (end, kept) = prefix_within(text, limit);
+    let mut out = String::with_capacity(end + 16);
+    out.push_str(text.get(..end).unwrap_or_default());
+    out.push_str("…(+");
+    out.push_str(&(total - kept).to_string());
+    out.push_str(" chars)");
+    out
+}
+
+/// Summary-mode rendering: `key=<JSON of value>` for each argument in arrival order, joined
+/// with `", "`; longer than 100 units, it is cut to 100 and `...` is appended.
+pub fn args_summary(args: &Map<String, Value>) -> String {
+    let mut out = String::new();
+    for (i, (key, value)) in args.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(key);
+        out.push('=');
+        write_value(&mut out, value);
+    }
+    if utf16_len(&out) <= ARGS_SUMMARY_CAP {
+        return out;
+    }
+    let (end, _) = prefix_within(&out, ARGS_SUMMARY_CAP);
+    out.truncate(end);
+    out.push_str("...");
+    out
+}
+
+/// Full-mode rendering: the argument object's JSON in arrival order, capped at 4000 units
+/// with the `…(+N chars)` suffix.
+pub fn args_full(args: &Map<String, Value>) -> String {
+    let mut out = String::from("{");
+    for (i, (key, value)) in args.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_str(&mut out, key);
+        out.push(':');
+        write_value(&mut out, value);
+    }
+    out.push('}');
+    cap(&out, ARGS_FULL_CAP)
+}
+
+/// Renders `args` in `mode` (see [`args_summary`] and [`args_full`]).
+pub fn render_args(args: &Map<String, Value>, mode: ArgsMode) -> String {
+    match mode {
+        ArgsMode::Summary => args_summary(args),
+        ArgsMode::Full => args_full(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16_counts_astral_as_two() {
+        assert_eq!(utf16_len("aé€😀"), 5);
+    }
+
+    #[test]
+    fn cap_leaves_short_text() {
+        assert_eq!(cap("abc", 3), "abc");
+    }
+
+    #[test]
+    fn cap_counts_cut_units() {
+        assert_eq!(cap("abcdef", 4), "abcd…(+2 chars)");
+    }
+
+    #[test]
+    fn cap_never_splits_a_pair() {
+        assert_eq!(cap("ab😀cd", 3), "ab…(+4 chars)");
+    }
+
+    #[test]
+    fn summary_keeps_arrival_order() {
+        let args: Map<String, Value> =
+            serde_json::from_str(r#"{"z":1,"a":"x\"y","f":1.0}"#).unwrap();
+        assert_eq!(args_summary(&args), r#"z=1, a="x\"y", f=1.0"#);
+    }
+}

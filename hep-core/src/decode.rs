@@ -1,0 +1,298 @@
+//! One line to one [`Frame`], or a typed [`Error`] with kind, column and excerpt.
+//!
+//! Accepts everything the reference emits (including `\udxxx` lone-surrogate escapes,
+//! read as U+FFFD), tolerates unknown fields and unknown frame types, and rejects
+//! non-object lines, wrong types, missing or duplicated fields and out-of-range integers.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::frame::*;
+use crate::json::{self, Member, Val};
+use serde_json::{Map, Number, Value};
+use std::borrow::Cow;
+
+/// Decodes one line (without its `\n`) into a frame. Errors carry the column; the caller
+/// places them on a line with [`Error::at_line`].
+pub fn decode(line: &[u8]) -> Result<Frame> {
+    let text = utf8(line)?;
+    let (start, val) = json::parse(text)?;
+    let Val::Obj(members) = val else {
+        return Err(json::error_at(text, start, ErrorKind::NotAnObject, format!(
+            "expected a JSON object, found {}",
+            val.type_name()
+        )));
+    };
+    let mut fields = Fields { src: text, pos: start, frame: "frame", members };
+    let frame_type = fields.req_str("type")?;
+    fields.build(frame_type)
+}
+
+/// Parses JSON text holding a tool call's argument object, keeping its key order
+/// (for [`bounds::render_args`](crate::bounds::render_args)).
+pub fn parse_args(text: &str) -> Result<Map<String, Value>> {
+    let (start, val) = json::parse(text)?;
+    match to_value(val) {
+        Value::Object(map) => Ok(map),
+        other => Err(json::error_at(text, start, ErrorKind::NotAnObject, format!(
+            "tool arguments must be a JSON object, found {}",
+            match other {
+                Value::Array(_) => "an array",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                Value::Bool(_) => "a boolean",
+                _ => "null",
+            }
+        ))),
+    }
+}
+
+fn utf8(line: &[u8]) -> Result<&str> {
+    std::str::from_utf8(line).map_err(|e| {
+        let pos = e.valid_up_to();
+        let valid = std::str::from_utf8(line.get(..pos).unwrap_or_default()).unwrap_or_default();
+        let (column, excerpt) = json::locate(valid, pos);
+        Error::new(ErrorKind::InvalidUtf8, format!("invalid UTF-8 at byte {}", pos + 1))
+            .at_column(column, excerpt)
+    })
+}
+
+fn to_value(val: Val<'_>) -> Value {
+    match val {
+        Val::Null => Value::Null,
+        Val::Bool(b) => Value::Bool(b),
+        Val::Num { text, int } => {
+            let number = if int { text.parse::<i64>().ok().map(Number::from) } else { None };
+            number
+                .or_else(|| if int { text.parse::<u64>().ok().map(Number::from) } else { None })
+                .or_else(|| text.parse::<f64>().ok().and_then(Number::from_f64))
+                .map_or(Value::Null, Value::Number)
+        }
+        Val::Str(s) => Value::String(s.into_owned()),
+        Val::Arr(items) => Value::Array(items.into_iter().map(|(_, v)| to_value(v)).collect()),
+        Val::Obj(members) => {
+            Value::Object(members.into_iter().map(|m| (m.key.into_owned(), to_value(m.val))).collect())
+        }
+    }
+}
+
+/// The members of one object being turned into a typed value.
+struct Fields<'a> {
+    src: &'a str,
+    pos: usize,
+    frame: &'static str,
+    members: Vec<Member<'a>>,
+}
+
+impl<'a> Fields<'a> {
+    fn build(mut self, frame_type: Cow<'a, str>) -> Result<Frame> {
+        if let Some(known) = Frame::KNOWN_TYPES.iter().find(|t| **t == frame_type) {
+            self.frame = known;
+        }
+        Ok(match self.frame {
+            "hep_header" => Frame::HepHeader(HepHeader {
+                hep: self.req_string("hep")?,
+                fah: self.req_string("fah")?,
+                session: self.req_string("session")?,
+            }),
+            "agent_start" => Frame::AgentStart(AgentStart { turn_id: self.turn_id()? }),
+            "message_start" => Frame::MessageStart(MessageStart {
+                turn_id: self.turn_id()?,
+                role: self.req_string("role")?,
+            }),
+            "message_delta" => Frame::MessageDelta(MessageDelta {
+                turn_id: self.turn_id()?,
+                delta: self.req_string("delta")?,
+            }),
+            "tool_start" => Frame::ToolStart(ToolStart {
+                turn_id: self.turn_id()?,
+                id: self.req_string("id")?,
+                name: self.req_string("name")?,
+                args_summary: self.req_string("args_summary")?,
+            }),
+            "tool_delta" => Frame::ToolDelta(ToolDelta {
+                turn_id: self.turn_id()?,
+                id: self.req_string("id")?,
+                update: self.req_string("update")?,
+            }),
+            "tool_liveness" => Frame::ToolLiveness(ToolLiveness {
+                turn_id: self.turn_id()?,
+                id: self.req_string("id")?,
+                name: self.req_string("name")?,
+                action: self.req_string("action")?,
+                elapsed_ms: self.req_int("elapsed_ms")?,
+                output_bytes: self.opt_int("output_bytes")?,
+                detail: self.opt_string("detail")?,
+            }),
+            "turn_done" => Frame::TurnDone(TurnDone {
+                turn_id: self.turn_id()?,
+                message: self.req_string("message")?,
+                tool_results: self.tool_results()?,
+                usage: self.usage()?,
+                stop_reason: self.req_string("stop_reason")?,
+            }),
+            "turn_error" => Frame::TurnError(TurnError {
+                turn_id: self.turn_id()?,
+                error: self.req_string("error")?,
+                fatal: self.req_bool("fatal")?,
+            }),
+            "cancelled" => Frame::Cancelled(TurnRef { turn_id: self.turn_id()? }),
+            "compaction_start" => Frame::CompactionStart(TurnRef { turn_id: self.turn_id()? }),
+            "compaction_end" => Frame::CompactionEnd(CompactionEnd {
+                turn_id: self.turn_id()?,
+                tokens_freed: self.req_int("tokens_freed")?,
+            }),
+            _ => Frame::Unknown(self.unknown(frame_type.into_owned())),
+        })
+    }
+
+    fn unknown(mut self, frame_type: String) -> UnknownFrame {
+        let turn_id = self.take("turn_id").ok().flatten().and_then(|(pos, v)| self.int(pos, "turn_id", v).ok());
+        UnknownFrame { frame_type, turn_id, raw: self.src.to_owned() }
+    }
+
+    fn err(&self, pos: usize, kind: ErrorKind, message: String) -> Error {
+        json::error_at(self.src, pos, kind, message)
+    }
+
+    /// Removes the member `name`, refusing a second one.
+    fn take(&mut self, name: &str) -> Result<Option<(usize, Val<'a>)>> {
+        let mut found = None;
+        for m in self.members.iter_mut() {
+            if m.key == name {
+                if found.is_some() {
+                    let message = format!("`{}` has field `{name}` twice", self.frame);
+                    return Err(json::error_at(self.src, m.pos, ErrorKind::DuplicateField, message));
+                }
+                found = Some((m.pos, std::mem::replace(&mut m.val, Val::Null)));
+            }
+        }
+        Ok(found)
+    }
+
+    fn req(&mut self, name: &str) -> Result<(usize, Val<'a>)> {
+        match self.take(name)? {
+            Some(found) => Ok(found),
+            None => Err(self.err(self.pos, ErrorKind::MissingField, format!(
+                "`{}` is missing required field `{name}`",
+                self.frame
+            ))),
+        }
+    }
+
+    fn wrong(&self, pos: usize, name: &str, want: &str, got: &Val<'_>) -> Error {
+        self.err(pos, ErrorKind::WrongType, format!(
+            "field `{name}` of `{}` must be {want}, found {}",
+            self.frame,
+            got.type_name()
+        ))
+    }
+
+    fn string(&self, pos: usize, name: &str, val: Val<'a>) -> Result<Cow<'a, str>> {
+        match val {
+            Val::Str(s) => Ok(s),
+            other => Err(self.wrong(pos, name, "a string", &other)),
+        }
+    }
+
+    fn int(&self, pos: usize, name: &str, val: Val<'a>) -> Result<u64> {
+        let text = match val {
+            Val::Num { text, int: true } => text,
+            other => return Err(self.wrong(pos, name, "an integer", &other)),
+        };
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        let value = digits.parse::<u64>().ok().filter(|v| *v <= MAX_INT);
+        match value {
+            Some(0) => Ok(0),
+            Some(v) if !text.starts_with('-') => Ok(v),
+            _ => Err(self.err(pos, ErrorKind::OutOfRange, format!(
+                "field `{name}` of `{}` must be an integer from 0 to {MAX_INT}, found {text}",
+                self.frame
+            ))),
+        }
+    }
+
+    fn req_str(&mut self, name: &str) -> Result<Cow<'a, str>> {
+        let (pos, val) = self.req(name)?;
+        self.string(pos, name, val)
+    }
+
+    fn req_string(&mut self, name: &str) -> Result<String> {
+        self.req_str(name).map(Cow::into_owned)
+    }
+
+    fn opt_string(&mut self, name: &str) -> Result<Option<String>> {
+        match self.take(name)? {
+            None | Some((_, Val::Null)) => Ok(None),
+            Some((pos, val)) => self.string(pos, name, val).map(|s| Some(s.into_owned())),
+        }
+    }
+
+    fn req_int(&mut self, name: &str) -> Result<u64> {
+        let (pos, val) = self.req(name)?;
+        self.int(pos, name, val)
+    }
+
+    fn opt_int(&mut self, name: &str) -> Result<Option<u64>> {
+        match self.take(name)? {
+            None | Some((_, Val::Null)) => Ok(None),
+            Some((pos, val)) => self.int(pos, name, val).map(Some),
+        }
+    }
+
+    fn turn_id(&mut self) -> Result<u64> {
+        self.req_int("turn_id")
+    }
+
+    fn req_bool(&mut self, name: &str) -> Result<bool> {
+        match self.req(name)? {
+            (_, Val::Bool(b)) => Ok(b),
+            (pos, other) => Err(self.wrong(pos, name, "a boolean", &other)),
+        }
+    }
+
+    fn req_f64(&mut self, name: &str) -> Result<f64> {
+        let (pos, val) = self.req(name)?;
+        let Val::Num { text, .. } = val else {
+            return Err(self.wrong(pos, name, "a number", &val));
+        };
+        match text.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(v),
+            _ => Err(self.err(pos, ErrorKind::OutOfRange, format!(
+                "field `{name}` of `{}` does not fit a 64-bit float: {text}",
+                self.frame
+            ))),
+        }
+    }
+
+    /// The members of the object in field `name`, as a nested `Fields` named `label`.
+    fn object(&self, pos: usize, name: &str, label: &'static str, val: Val<'a>) -> Result<Fields<'a>> {
+        match val {
+            Val::Obj(members) => Ok(Fields { src: self.src, pos, frame: label, members }),
+            other => Err(self.wrong(pos, name, "an object", &other)),
+        }
+    }
+
+    fn usage(&mut self) -> Result<Usage> {
+        let (pos, val) = self.req("usage")?;
+        let mut u = self.object(pos, "usage", "usage", val)?;
+        Ok(Usage { input: u.req_int("input")?, output: u.req_int("output")?, cost: u.req_f64("cost")? })
+    }
+
+    fn tool_results(&mut self) -> Result<Vec<ToolResult>> {
+        let (pos, val) = self.req("tool_results")?;
+        let items = match val {
+            Val::Arr(items) => items,
+            other => return Err(self.wrong(pos, "tool_results", "an array", &other)),
+        };
+        let mut results = Vec::with_capacity(items.len());
+        for (item_pos, item) in items {
+            let mut r = self.object(item_pos, "tool_results[]", "tool_results[]", item)?;
+            results.push(ToolResult {
+                id: r.req_string("id")?,
+                name: r.req_string("name")?,
+                ok: r.req_bool("ok")?,
+                text: r.req_string("text")?,
+            });
+        }
+        Ok(results)
+    }
+}

@@ -1,0 +1,356 @@
+//! Frame to the exact bytes the reference emitter writes: its key order, Dart string
+//! escaping and Dart `double.toString` number format.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::frame::{Frame, ToolResult, Usage};
+use serde_json::Value;
+
+/// Encodes `frame` as one line of HEP, without the trailing `\n`.
+///
+/// Unknown frames are written back verbatim. Fails only for a non-finite `cost`
+/// (the reference cannot write one either).
+pub fn encode(frame: &Frame) -> Result<String> {
+    let mut out = String::with_capacity(96);
+    encode_into(frame, &mut out)?;
+    Ok(out)
+}
+
+/// Appends the encoding of `frame` to `out` (see [`encode`]).
+pub fn encode_into(frame: &Frame, out: &mut String) -> Result<()> {
+    let mut o = Obj::open(out, frame.frame_type());
+    match frame {
+        Frame::HepHeader(f) => {
+            o.str("hep", &f.hep).str("fah", &f.fah).str("session", &f.session);
+        }
+        Frame::AgentStart(f) => {
+            o.int("turn_id", f.turn_id);
+        }
+        Frame::MessageStart(f) => {
+            o.int("turn_id", f.turn_id).str("role", &f.role);
+        }
+        Frame::MessageDelta(f) => {
+            o.int("turn_id", f.turn_id).str("delta", &f.delta);
+        }
+        Frame::ToolStart(f) => {
+            o.int("turn_id", f.turn_id).str("id", &f.id).str("name", &f.name);
+            o.str("args_summary", &f.args_summary);
+        }
+        Frame::ToolDelta(f) => {
+            o.int("turn_id", f.turn_id).str("id", &f.id).str("update", &f.update);
+        }
+        Frame::ToolLiveness(f) => {
+            o.int("turn_id", f.turn_id).str("id", &f.id).str("name", &f.name);
+            o.str("action", &f.action).int("elapsed_ms", f.elapsed_ms);
+            if let Some(bytes) = f.output_bytes {
+                o.int("output_bytes", bytes);
+            }
+            if let Some(detail) = f.detail.as_deref().filter(|d| !d.is_empty()) {
+                o.str("detail", detail);
+            }
+        }
+        Frame::TurnDone(f) => {
+            o.int("turn_id", f.turn_id).str("message", &f.message);
+            o.key("tool_results");
+            write_tool_results(o.out, &f.tool_results);
+            o.key("usage");
+            write_usage(o.out, &f.usage)?;
+            o.str("stop_reason", &f.stop_reason);
+        }
+        Frame::TurnError(f) => {
+            o.int("turn_id", f.turn_id).str("error", &f.error).bool("fatal", f.fatal);
+        }
+        Frame::Cancelled(f) | Frame::CompactionStart(f) => {
+            o.int("turn_id", f.turn_id);
+        }
+        Frame::CompactionEnd(f) => {
+            o.int("turn_id", f.turn_id).int("tokens_freed", f.tokens_freed);
+        }
+        Frame::Unknown(u) => {
+            o.out.truncate(o.start);
+            o.out.push_str(&u.raw);
+            return Ok(());
+        }
+    }
+    o.out.push('}');
+    Ok(())
+}
+
+fn write_tool_results(out: &mut String, results: &[ToolResult]) {
+    out.push('[');
+    for (i, r) in results.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"id\":");
+        write_str(out, &r.id);
+        out.push_str(",\"name\":");
+        write_str(out, &r.name);
+        out.push_str(if r.ok { ",\"ok\":true,\"text\":" } else { ",\"ok\":false,\"text\":" });
+        write_str(out, &r.text);
+        out.push('}');
+    }
+    out.push(']');
+}
+
+fn write_usage(out: &mut String, usage: &Usage) -> Result<()> {
+    out.push_str("{\"input\":");
+    write_int(out, usage.input);
+    out.push_str(",\"output\":");
+    write_int(out, usage.output);
+    out.push_str(",\"cost\":");
+    write_f64(out, usage.cost)?;
+    out.push('}');
+    Ok(())
+}
+
+/// Writes the keys of one frame object in order.
+struct Obj<'a> {
+    out: &'a mut String,
+    start: usize,
+}
+
+impl<'a> Obj<'a> {
+    fn open(out: &'a mut String, frame_type: &str) -> Self {
+        let start = out.len();
+        out.push_str("{\"type\":");
+        write_str(out, frame_type);
+        Self { out, start }
+    }
+
+    fn key(&mut self, key: &str) -> &mut Self {
+        self.out.push_str(",\"");
+        self.out.push_str(key);
+        self.out.push_str("\":");
+        self
+    }
+
+    fn str(&mut self, key: &str, value: &str) -> &mut Self {
+        self.key(key);
+        write_str(self.out, value);
+        self
+    }
+
+    fn int(&mut self, key: &str, value: u64) -> &mut Self {
+        self.key(key);
+        write_int(self.out, value);
+        self
+    }
+
+    fn bool(&mut self, key: &str, value: bool) -> &mut Self {
+        self.key(key);
+        self.out.push_str(if value { "true" } else { "false" });
+        self
+    }
+}
+
+fn write_int(out: &mut String, value: u64) {
+    let mut buf = [0u8; 20];
+    let mut n = value;
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        if let Some(slot) = buf.get_mut(i) {
+            *slot = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if let Some(digits) = buf.get(i..).and_then(|d| std::str::from_utf8(d).ok()) {
+        out.push_str(digits);
+    }
+}
+
+/// Writes `s` as a JSON string with the reference's escaping: `"` and `\` escaped,
+/// `\b \t \n \f \r` for those controls, `\u00xx` (lowercase) for the other controls,
+/// everything else raw.
+pub fn write_str(out: &mut String, s: &str) {
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(s.get(start..i).unwrap_or_default());
+        if escape.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            for nibble in [b >> 4, b & 0xf] {
+                out.push(char::from(HEX.get(usize::from(nibble)).copied().unwrap_or(b'0')));
+            }
+        } else {
+            out.push_str(escape);
+        }
+        start = i + 1;
+    }
+    out.push_str(s.get(start..).unwrap_or_default());
+    out.push('"');
+}
+
+/// Writes `value` the way Dart's `double.toString()` does: shortest round-trip digits,
+/// `.0` on integral values, decimal notation for magnitudes in [1e-6, 1e21), exponent
+/// notation (`1e-7`, `1.5e+21`) outside. Fails for NaN and infinities.
+pub fn write_f64(out: &mut String, value: f64) -> Result<()> {
+    if !value.is_finite() {
+        return Err(Error::new(ErrorKind::Unencodable, format!("{value} is not a finite number")));
+    }
+    if value == 0.0 {
+        out.push_str(if value.is_sign_negative() { "-0.0" } else { "0.0" });
+        return Ok(());
+    }
+    let mut buf = ryu::Buffer::new();
+    let (digits, exp) = split_shortest(buf.format_finite(value.abs()));
+    if value < 0.0 {
+        out.push('-');
+    }
+    // value = 0.d1d2...dk × 10^exp, i.e. the decimal point sits after `exp` digits.
+    let k = digits.len() as i32;
+    if (-5..=21).contains(&exp) {
+        if exp <= 0 {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', (-exp) as usize));
+            out.push_str(&digits);
+        } else if exp >= k {
+            out.push_str(&digits);
+            out.extend(std::iter::repeat_n('0', (exp - k) as usize));
+            out.push_str(".0");
+        } else {
+            let (int, frac) = digits.split_at(exp as usize);
+            out.push_str(int);
+            out.push('.');
+            out.push_str(frac);
+        }
+    } else {
+        let (first, rest) = digits.split_at(1);
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
+        }
+        let e = exp - 1;
+        out.push('e');
+        out.push(if e < 0 { '-' } else { '+' });
+        write_int(out, u64::from(e.unsigned_abs()));
+    }
+    Ok(())
+}
+
+/// Splits ryu's shortest representation of a positive finite number into its significant
+/// digits (no leading or trailing zeros) and the position of the decimal point relative to them.
+fn split_shortest(text: &str) -> (String, i32) {
+    let (mantissa, exp10) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut digits: String = int.chars().chain(frac.chars()).collect();
+    let mut point = int.len() as i32 + exp10;
+    let leading = digits.len() - digits.trim_start_matches('0').len();
+    digits.drain(..leading);
+    point -= leading as i32;
+    let trimmed = digits.trim_end_matches('0').len();
+    digits.truncate(trimmed);
+    (digits, point)
+}
+
+/// Writes a JSON value the way Dart's `jsonEncode` does (objects in their order, Dart
+/// string escaping, integers plainly, floats as Dart doubles).
+pub fn write_value(out: &mut String, value: &Value) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                write_int(out, u);
+            } else if let Some(i) = n.as_i64() {
+                out.push('-');
+                write_int(out, i.unsigned_abs());
+            } else if let Some(f) = n.as_f64() {
+                // serde_json numbers are always finite, so this cannot fail.
+                let _ = write_f64(out, f);
+            }
+        }
+        Value::String(s) => write_str(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_str(out, k);
+                out.push(':');
+                write_value(out, v);
+            }
+            out.push('}');
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(v: f64) -> String {
+        let mut s = String::new();
+        write_f64(&mut s, v).unwrap();
+        s
+    }
+
+    #[test]
+    fn dart_doubles() {
+        let table = [
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (2.0, "2.0"),
+            (0.5, "0.5"),
+            (0.000003, "0.000003"),
+            (0.000001, "0.000001"),
+            (1e-7, "1e-7"),
+            (1.5e-7, "1.5e-7"),
+            (1e21, "1e+21"),
+            (1.5e21, "1.5e+21"),
+            (1e20, "100000000000000000000.0"),
+            (123.456, "123.456"),
+            (-42.25, "-42.25"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (5e-324, "5e-324"),
+        ];
+        for (v, want) in table {
+            assert_eq!(f(v), want, "{v:e}");
+        }
+    }
+
+    #[test]
+    fn non_finite_is_refused() {
+        let err = write_f64(&mut String::new(), f64::NAN).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Unencodable);
+    }
+
+    #[test]
+    fn dart_strings() {
+        let mut s = String::new();
+        write_str(&mut s, "a\"b\\c\n\u{1}\u{7f}/é\u{2028}\u{8}\u{c}");
+        assert_eq!(s, "\"a\\\"b\\\\c\\n\\u0001\u{7f}/é\u{2028}\\b\\f\"");
+    }
+}

@@ -1,0 +1,34 @@
+//! `hep-core`: the one implementation of HEP v1, the Harness Event Protocol.
+//!
+//! Sans-IO: bytes go in, typed results come out. [`Writer`] emits byte-exact lines,
+//! [`Stream`] splits, decodes, validates and reduces a live stream, [`Reader`] wraps it
+//! around any [`std::io::BufRead`].
+
+pub mod bounds;
+mod decode;
+pub mod encode;
+mod error;
+mod frame;
+mod json;
+pub mod lines;
+mod reader;
+pub mod run;
+pub mod schema;
+mod stream;
+pub mod validate;
+pub mod writer;
+
+pub use bounds::ArgsMode;
+pub use json::MAX_DEPTH;
+pub use decode::{decode, parse_args};
+pub use encode::encode;
+pub use error::{Error, ErrorKind, Result};
+pub use frame::*;
+pub use reader::Reader;
+pub use run::{RunResult, Verdict};
+pub use stream::{Event, Received, Stream, StreamOptions};
+pub use validate::{Severity, Violation, ViolationCode};
+pub use writer::{Emitter, Writer};
+
+/// The protocol version this library speaks, as written in `hep_header.hep`.
+pub const PROTOCOL_VERSION: &str = "v1";

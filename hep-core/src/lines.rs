@@ -1,0 +1,166 @@
+//! The framer: splits a byte stream into lines on `\n` only.
+//!
+//! U+2028 and a lone `\r` are content; a `\r\n` ending is tolerated (the `\r` is dropped).
+//! A line longer than the maximum is skipped without being buffered, and the next line
+//! is delivered normally; a partial last line is reported as truncated.
+
+use crate::error::{Error, ErrorKind};
+use memchr::memchr;
+
+/// Default maximum line length: 16 MiB.
+pub const DEFAULT_MAX_LINE: usize = 16 << 20;
+
+/// What the framer hands over for each line.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// A complete line (1-based `number`), without its `\n` (or `\r\n`).
+    Complete {
+        /// 1-based line number.
+        number: u64,
+        /// The line's bytes.
+        bytes: &'a [u8],
+    },
+    /// A line that was skipped: too long, or cut off by the end of the stream.
+    Skipped(Error),
+}
+
+/// Splits bytes into lines, buffering at most `max_line` bytes of an incomplete line.
+#[derive(Debug, Clone)]
+pub struct LineSplitter {
+    max_line: usize,
+    partial: Vec<u8>,
+    /// Bytes of the current line dropped because it is already too long.
+    overflow: Option<u64>,
+    line: u64,
+}
+
+impl Default for LineSplitter {
+    fn default() -> Self {
+        Self::new(DEFAULT_MAX_LINE)
+    }
+}
+
+impl LineSplitter {
+    /// A splitter refusing lines longer than `max_line` bytes (excluding the line ending).
+    pub fn new(max_line: usize) -> Self {
+        Self { max_line, partial: Vec::new(), overflow: None, line: 0 }
+    }
+
+    /// Number of complete or skipped lines seen so far.
+    pub fn lines_seen(&self) -> u64 {
+        self.line
+    }
+
+    /// Splits `bytes`, calling `on_line` for each line they complete.
+    pub fn push(&mut self, mut bytes: &[u8], mut on_line: impl FnMut(Line<'_>)) {
+        while let Some(nl) = memchr(b'\n', bytes) {
+            let (head, rest) = bytes.split_at(nl);
+            bytes = rest.get(1..).unwrap_or_default();
+            self.line += 1;
+            if let Some(dropped) = self.overflow.take() {
+                on_line(Line::Skipped(self.too_long(dropped + head.len() as u64)));
+                continue;
+            }
+            if self.partial.is_empty() {
+                self.deliver(head, &mut on_line);
+            } else {
+                let mut whole = std::mem::take(&mut self.partial);
+                whole.extend_from_slice(head);
+                self.deliver(&whole, &mut on_line);
+                whole.clear();
+                self.partial = whole;
+            }
+        }
+        self.hold(bytes);
+    }
+
+    /// Ends the stream: a pending partial line is reported as truncated.
+    pub fn finish(&mut self, mut on_line: impl FnMut(Line<'_>)) {
+        let pending = self.partial.len() as u64;
+        let skipped = match self.overflow.take() {
+            Some(dropped) => Some(self.too_long(dropped + 1)),
+            None if pending > 0 => Some(self.truncated(pending)),
+            None => None,
+        };
+        self.partial.clear();
+        if let Some(err) = skipped {
+            self.line += 1;
+            on_line(Line::Skipped(err.at_line(self.line)));
+        }
+    }
+
+    fn deliver(&self, line: &[u8], on_line: &mut impl FnMut(Line<'_>)) {
+        let bytes = line.strip_suffix(b"\r").unwrap_or(line);
+        if bytes.len() > self.max_line {
+            on_line(Line::Skipped(self.too_long(bytes.len() as u64)));
+        } else {
+            on_line(Line::Complete { number: self.line, bytes });
+        }
+    }
+
+    fn hold(&mut self, tail: &[u8]) {
+        if let Some(dropped) = self.overflow.as_mut() {
+            *dropped += tail.len() as u64;
+        } else if self.partial.len() + tail.len() > self.max_line.saturating_add(1) {
+            self.overflow = Some((self.partial.len() + tail.len()) as u64);
+            self.partial = Vec::new();
+        } else {
+            self.partial.extend_from_slice(tail);
+        }
+    }
+
+    fn too_long(&self, len: u64) -> Error {
+        let message = format!("line of {len} bytes or more exceeds the maximum of {} bytes; skipped", self.max_line);
+        Error::new(ErrorKind::LineTooLong, message).at_line(self.line)
+    }
+
+    fn truncated(&self, len: u64) -> Error {
+        let message = format!("stream ended inside a line ({len} bytes without a newline)");
+        Error::new(ErrorKind::Truncated, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(chunks: &[&[u8]], max: usize) -> Vec<String> {
+        let mut s = LineSplitter::new(max);
+        let mut out = Vec::new();
+        let mut record = |l: Line<'_>| {
+            out.push(match l {
+                Line::Complete { number, bytes } => format!("{number}:{}", String::from_utf8_lossy(bytes)),
+                Line::Skipped(e) => format!("{}:{}", e.line(), e.kind()),
+            })
+        };
+        for c in chunks {
+            s.push(c, &mut record);
+        }
+        s.finish(&mut record);
+        out
+    }
+
+    #[test]
+    fn splits_on_newline_only() {
+        let text = "a\u{2028}b\rc\r\nd\n".as_bytes();
+        assert_eq!(split(&[text], 100), ["1:a\u{2028}b\rc", "2:d"]);
+    }
+
+    #[test]
+    fn joins_lines_across_chunks() {
+        assert_eq!(split(&[b"ab", b"c\nd", b"e\n"], 100), ["1:abc", "2:de"]);
+    }
+
+    #[test]
+    fn skips_long_lines_and_recovers() {
+        assert_eq!(split(&[b"123456\nok\n"], 5), ["1:line_too_long", "2:ok"]);
+        assert_eq!(split(&[b"1234", b"56", b"78\nok\n"], 5), ["1:line_too_long", "2:ok"]);
+        assert_eq!(split(&[b"12345\r\n"], 5), ["1:12345"]);
+    }
+
+    #[test]
+    fn reports_truncated_tail() {
+        assert_eq!(split(&[b"a\nbc"], 100), ["1:a", "2:truncated"]);
+        assert_eq!(split(&[b"a\n123456789"], 5), ["1:a", "2:line_too_long"]);
+    }
+}

@@ -1,0 +1,419 @@
+//! The run reducer: folds frames into what a supervisor mirrors, and, at the end, the
+//! run's [`Verdict`].
+//!
+//! Memory stays bounded for lifelong threads: see [`Limits`].
+
+use crate::error::{Error, ErrorKind};
+use crate::frame::*;
+use crate::validate::{Severity, Violation};
+use std::collections::VecDeque;
+
+/// Bounds on what the reducer retains.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Most recent turns kept (older ones are dropped and counted).
+    pub max_turns: usize,
+    /// Bytes of assembled assistant text kept per turn.
+    pub max_text_bytes: usize,
+    /// Bytes of partial output kept per tool call.
+    pub max_tool_output_bytes: usize,
+    /// Tool calls kept per turn.
+    pub max_tools_per_turn: usize,
+    /// Stuck-call follow-ups kept per tool call.
+    pub max_followups: usize,
+    /// Violations and skipped lines kept (each list; later ones are counted only).
+    pub max_reports: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_turns: 1000,
+            max_text_bytes: 1 << 20,
+            max_tool_output_bytes: 64 << 10,
+            max_tools_per_turn: 1000,
+            max_followups: 32,
+            max_reports: 1000,
+        }
+    }
+}
+
+/// Status of one tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ToolStatus {
+    /// Started, no result yet.
+    Running,
+    /// The round's `turn_done` reports success.
+    Ok,
+    /// The round's `turn_done` reports failure.
+    Failed,
+}
+
+impl ToolStatus {
+    /// `"running"`, `"ok"` or `"failed"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Ok => "ok",
+            Self::Failed => "failed",
+        }
+    }
+}
+
+/// One `tool_liveness` report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Liveness {
+    /// The action (`heartbeat` or a stuck-call follow-up).
+    pub action: String,
+    /// Milliseconds since the call started.
+    pub elapsed_ms: u64,
+    /// Captured-output size, when reported.
+    pub output_bytes: Option<u64>,
+    /// Human-readable detail, when given.
+    pub detail: Option<String>,
+}
+
+/// A tool call as a supervisor mirrors it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// Tool call id.
+    pub id: String,
+    /// Tool name.
+    pub name: String,
+    /// `tool_start.args_summary` (empty when the call was only seen in `tool_results`).
+    pub args_summary: String,
+    /// Running, ok or failed.
+    pub status: ToolStatus,
+    /// Partial output from `tool_delta` frames: the first [`Limits::max_tool_output_bytes`] bytes.
+    pub output: String,
+    /// Bytes of partial output beyond the kept ones.
+    pub output_dropped: u64,
+    /// The result text from `turn_done`.
+    pub result: Option<String>,
+    /// The latest liveness report of any kind.
+    pub last_liveness: Option<Liveness>,
+    /// Stuck-call follow-ups (every action but `heartbeat`), oldest first.
+    pub followups: Vec<Liveness>,
+}
+
+/// One round as a supervisor mirrors it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    /// Round id.
+    pub turn_id: u64,
+    /// Assistant text assembled from `message_delta` frames (first [`Limits::max_text_bytes`] bytes).
+    pub text: String,
+    /// Bytes of assistant text beyond the kept ones.
+    pub text_dropped: u64,
+    /// Tool calls in start order.
+    pub tools: Vec<ToolCall>,
+    /// Tool calls beyond [`Limits::max_tools_per_turn`].
+    pub tools_dropped: u64,
+    /// How the round ended, if it has.
+    pub end: Option<Terminal>,
+    /// `turn_done.message`.
+    pub message: Option<String>,
+    /// `turn_done.usage`.
+    pub usage: Option<Usage>,
+    /// `turn_done.stop_reason`.
+    pub stop_reason: Option<String>,
+    /// `turn_error.error`.
+    pub error: Option<String>,
+    /// `tokens_freed` of each compaction that ended in this round.
+    pub compactions: Vec<u64>,
+}
+
+impl Turn {
+    fn new(turn_id: u64) -> Self {
+        Self {
+            turn_id,
+            text: String::new(),
+            text_dropped: 0,
+            tools: Vec::new(),
+            tools_dropped: 0,
+            end: None,
+            message: None,
+            usage: None,
+            stop_reason: None,
+            error: None,
+            compactions: Vec::new(),
+        }
+    }
+}
+
+/// What the run looks like so far.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Run {
+    /// The stream's header.
+    pub header: Option<HepHeader>,
+    /// The most recent turns, oldest first.
+    pub turns: VecDeque<Turn>,
+    /// Turns dropped to respect [`Limits::max_turns`].
+    pub turns_dropped: u64,
+    /// Usage summed over every `turn_done`.
+    pub usage: Usage,
+    /// Compactions ended so far.
+    pub compactions: u64,
+    /// Tokens freed by all compactions.
+    pub tokens_freed: u64,
+    /// The last terminal frame and its round id.
+    pub last_terminal: Option<(Terminal, u64)>,
+    /// The user-visible answer: the `message` of the last terminal frame, when it is a `turn_done`.
+    pub answer: Option<String>,
+    /// Frames applied.
+    pub frames: u64,
+    limits: Limits,
+}
+
+impl Run {
+    /// An empty run retaining at most what `limits` allows.
+    pub fn new(limits: Limits) -> Self {
+        Self { limits, ..Self::default() }
+    }
+
+    /// The turn with id `turn_id`, creating it when it is newer than every kept turn.
+    fn turn(&mut self, turn_id: u64) -> Option<&mut Turn> {
+        let newest = self.turns.back().map(|t| t.turn_id);
+        if newest.is_none_or(|n| turn_id > n) {
+            if self.turns.len() >= self.limits.max_turns.max(1) {
+                self.turns.pop_front();
+                self.turns_dropped += 1;
+            }
+            self.turns.push_back(Turn::new(turn_id));
+            return self.turns.back_mut();
+        }
+        self.turns.iter_mut().rev().find(|t| t.turn_id == turn_id)
+    }
+
+    /// Folds one frame into the run.
+    pub fn apply(&mut self, frame: &Frame) {
+        self.frames += 1;
+        let limits = self.limits;
+        if let Frame::HepHeader(h) = frame {
+            self.header.get_or_insert_with(|| h.clone());
+            return;
+        }
+        if let Some(terminal) = frame.terminal() {
+            let id = frame.turn_id().unwrap_or_default();
+            self.last_terminal = Some((terminal, id));
+            self.answer = match frame {
+                Frame::TurnDone(d) => Some(d.message.clone()),
+                _ => None,
+            };
+        }
+        match frame {
+            Frame::TurnDone(d) => {
+                self.usage.input = self.usage.input.saturating_add(d.usage.input);
+                self.usage.output = self.usage.output.saturating_add(d.usage.output);
+                self.usage.cost += d.usage.cost;
+            }
+            Frame::CompactionEnd(c) => {
+                self.compactions += 1;
+                self.tokens_freed = self.tokens_freed.saturating_add(c.tokens_freed);
+            }
+            _ => {}
+        }
+        let (Some(id), false) = (frame.turn_id(), matches!(frame, Frame::Unknown(_))) else {
+            return;
+        };
+        let Some(turn) = self.turn(id) else { return };
+        match frame {
+            Frame::MessageDelta(m) => push_bounded(&mut turn.text, &mut turn.text_dropped, &m.delta, limits.max_text_bytes),
+            Frame::ToolStart(t) => {
+                if let Some(call) = call(turn, &t.id, &t.name, limits) {
+                    call.args_summary.clone_from(&t.args_summary);
+                }
+            }
+            Frame::ToolDelta(t) => {
+                if let Some(call) = turn.tools.iter_mut().find(|c| c.id == t.id) {
+                    push_bounded(&mut call.output, &mut call.output_dropped, &t.update, limits.max_tool_output_bytes);
+                }
+            }
+            Frame::ToolLiveness(l) => {
+                if let Some(call) = call(turn, &l.id, &l.name, limits) {
+                    let report = Liveness {
+                        action: l.action.clone(),
+                        elapsed_ms: l.elapsed_ms,
+                        output_bytes: l.output_bytes,
+                        detail: l.detail.clone(),
+                    };
+                    if l.action_kind() != Some(LivenessAction::Heartbeat) && call.followups.len() < limits.max_followups {
+                        call.followups.push(report.clone());
+                    }
+                    call.last_liveness = Some(report);
+                }
+            }
+            Frame::TurnDone(d) => {
+                for r in &d.tool_results {
+                    if let Some(call) = call(turn, &r.id, &r.name, limits) {
+                        call.status = if r.ok { ToolStatus::Ok } else { ToolStatus::Failed };
+                        call.result = Some(r.text.clone());
+                    }
+                }
+                turn.end = Some(Terminal::Done);
+                turn.message = Some(d.message.clone());
+                turn.usage = Some(d.usage);
+                turn.stop_reason = Some(d.stop_reason.clone());
+            }
+            Frame::TurnError(e) => {
+                turn.end = Some(Terminal::Error);
+                turn.error = Some(e.error.clone());
+            }
+            Frame::Cancelled(_) => turn.end = Some(Terminal::Cancelled),
+            Frame::CompactionEnd(c) => turn.compactions.push(c.tokens_freed),
+            _ => {}
+        }
+    }
+}
+
+/// The call `id` of `turn`, added (if the per-turn cap allows) when unseen.
+fn call<'t>(turn: &'t mut Turn, id: &str, name: &str, limits: Limits) -> Option<&'t mut ToolCall> {
+    if let Some(i) = turn.tools.iter().position(|c| c.id == id) {
+        return turn.tools.get_mut(i);
+    }
+    if turn.tools.len() >= limits.max_tools_per_turn {
+        turn.tools_dropped += 1;
+        return None;
+    }
+    turn.tools.push(ToolCall {
+        id: id.to_owned(),
+        name: name.to_owned(),
+        args_summary: String::new(),
+        status: ToolStatus::Running,
+        output: String::new(),
+        output_dropped: 0,
+        result: None,
+        last_liveness: None,
+        followups: Vec::new(),
+    });
+    turn.tools.last_mut()
+}
+
+/// Appends `text` to `buf` up to `max` bytes (cut on a character boundary), counting the rest.
+fn push_bounded(buf: &mut String, dropped: &mut u64, text: &str, max: usize) {
+    let room = max.saturating_sub(buf.len());
+    if text.len() <= room && *dropped == 0 {
+        buf.push_str(text);
+        return;
+    }
+    let mut end = room.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    if *dropped == 0 {
+        buf.push_str(text.get(..end).unwrap_or_default());
+    } else {
+        end = 0;
+    }
+    *dropped += (text.len() - end) as u64;
+}
+
+/// How a run ended, all things considered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// The last terminal frame is `turn_done` and everything agrees.
+    Ok,
+    /// The last terminal frame is `turn_error`.
+    Failed,
+    /// The last terminal frame is `cancelled`.
+    Cancelled,
+    /// The stream stopped early: killed, crashed or cut off.
+    Incomplete,
+    /// The stream broke the protocol (error violations or skipped lines).
+    ProtocolError,
+}
+
+impl Verdict {
+    /// `"ok"`, `"failed"`, `"cancelled"`, `"incomplete"` or `"protocol_error"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+            Self::Incomplete => "incomplete",
+            Self::ProtocolError => "protocol_error",
+        }
+    }
+}
+
+/// Everything known at the end of a stream.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunResult {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why: the findings that decided the verdict, most important first.
+    pub reasons: Vec<String>,
+    /// The exit code the verdict was given with.
+    pub exit_code: Option<i32>,
+    /// No error-severity violation and no skipped line.
+    pub conforms: bool,
+    /// The reduced run.
+    pub run: Run,
+    /// Violations (the first [`Limits::max_reports`]).
+    pub violations: Vec<Violation>,
+    /// Total violations, including those not kept.
+    pub violation_count: u64,
+    /// Lines skipped, as errors (the first [`Limits::max_reports`]).
+    pub skipped: Vec<Error>,
+    /// Total skipped lines, including those not kept.
+    pub skipped_count: u64,
+    /// Lines read (complete or skipped).
+    pub lines: u64,
+}
+
+/// Most findings quoted in [`RunResult::reasons`].
+const MAX_REASONS: usize = 10;
+
+/// What [`decide`] weighs.
+pub(crate) struct Findings<'a> {
+    pub(crate) halted: Option<&'a Error>,
+    pub(crate) violations: &'a [Violation],
+    pub(crate) skipped: &'a [Error],
+    /// Error violations other than incompleteness, plus skipped lines other than a truncated tail.
+    pub(crate) breaches: u64,
+    pub(crate) exit_code: Option<i32>,
+}
+
+/// The verdict and its reasons.
+pub(crate) fn decide(run: &Run, f: &Findings<'_>) -> (Verdict, Vec<String>) {
+    let mut reasons: Vec<String> = Vec::new();
+    if let Some(err) = f.halted {
+        reasons.push(format!("stopped: {err}"));
+    }
+    let broken = |v: &&Violation| v.severity == Severity::Error && !v.code.is_incompleteness();
+    reasons.extend(f.violations.iter().filter(broken).map(ToString::to_string));
+    reasons.extend(f.skipped.iter().filter(|e| e.kind() != ErrorKind::Truncated).map(|e| format!("skipped {e}")));
+    if f.halted.is_some() || f.breaches > 0 {
+        return (Verdict::ProtocolError, capped(reasons));
+    }
+    let cut = |v: &&Violation| v.code.is_incompleteness();
+    reasons.extend(f.violations.iter().filter(cut).map(ToString::to_string));
+    reasons.extend(f.skipped.iter().map(|e| format!("skipped {e}")));
+    if let Some(code) = f.exit_code.filter(|c| ![0, 1, 130].contains(c)) {
+        reasons.push(match code {
+            129..=192 => format!("exit code {code}: killed by signal {}", code - 128),
+            _ => format!("exit code {code}: the harness crashed or was killed"),
+        });
+    }
+    if !reasons.is_empty() {
+        return (Verdict::Incomplete, capped(reasons));
+    }
+    match run.last_terminal {
+        Some((Terminal::Done, id)) => (Verdict::Ok, vec![format!("turn {id} finished with turn_done")]),
+        Some((Terminal::Error, id)) => {
+            let error = run.turns.iter().rev().find(|t| t.turn_id == id).and_then(|t| t.error.clone());
+            (Verdict::Failed, vec![format!("turn {id} failed: {}", error.unwrap_or_default())])
+        }
+        Some((Terminal::Cancelled, id)) => (Verdict::Cancelled, vec![format!("the run was cancelled in turn {id}")]),
+        None => (Verdict::Incomplete, vec!["the stream has no terminal frame".to_owned()]),
+    }
+}
+
+fn capped(mut reasons: Vec<String>) -> Vec<String> {
+    if reasons.len() > MAX_REASONS {
+        let more = reasons.len() - MAX_REASONS;
+        reasons.truncate(MAX_REASONS);
+        reasons.push(format!("... and {more} more"));
+    }
+    reasons
+}

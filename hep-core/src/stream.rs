@@ -1,0 +1,244 @@
+//! The one object the bindings wrap: framer + decoder + validator + run reducer.
+//!
+//! [`Stream::feed`] takes bytes as they arrive and returns what they complete;
+//! [`Stream::finish`] takes the exit code and returns the [`RunResult`].
+
+use crate::decode::decode;
+use crate::error::{Error, ErrorKind};
+use crate::frame::Frame;
+use crate::lines::{DEFAULT_MAX_LINE, Line, LineSplitter};
+use crate::run::{Findings, Limits, Run, RunResult, decide};
+use crate::validate::{Severity, Validator, Violation, ViolationCode};
+
+/// How a [`Stream`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamOptions {
+    /// Longest accepted line in bytes, excluding the line ending (default 16 MiB).
+    pub max_line_length: usize,
+    /// Stop at the first error-severity violation or skipped line (default: report and carry on).
+    pub strict: bool,
+    /// What the run reducer retains.
+    pub limits: Limits,
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        Self { max_line_length: DEFAULT_MAX_LINE, strict: false, limits: Limits::default() }
+    }
+}
+
+/// A decoded frame with its line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Received {
+    /// 1-based line number.
+    pub line: u64,
+    /// The line exactly as read (without the line ending).
+    pub raw: String,
+    /// The decoded frame.
+    pub frame: Frame,
+}
+
+/// What a chunk of input completed, in stream order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A frame, the moment its line is complete.
+    Frame(Received),
+    /// A breach of a consumer guarantee (reported after the frame that caused it).
+    Violation(Violation),
+    /// A line that could not be read (malformed, too long, truncated); reading goes on.
+    Skipped(Error),
+    /// The stream stopped: strict mode met an error, or the header's version is refused.
+    /// Always the last event; later input is ignored.
+    Halted(Error),
+}
+
+/// A live HEP v1 stream reader.
+#[derive(Debug, Clone)]
+pub struct Stream {
+    options: StreamOptions,
+    lines: LineSplitter,
+    validator: Validator,
+    run: Run,
+    halted: Option<Error>,
+    input_done: bool,
+    violations: Vec<Violation>,
+    violation_count: u64,
+    skipped: Vec<Error>,
+    skipped_count: u64,
+    breaches: u64,
+    error_violations: u64,
+    scratch: Vec<Violation>,
+}
+
+impl Default for Stream {
+    fn default() -> Self {
+        Self::new(StreamOptions::default())
+    }
+}
+
+impl Stream {
+    /// A stream reading with `options`.
+    pub fn new(options: StreamOptions) -> Self {
+        Self {
+            options,
+            lines: LineSplitter::new(options.max_line_length),
+            validator: Validator::new(),
+            run: Run::new(options.limits),
+            halted: None,
+            input_done: false,
+            violations: Vec::new(),
+            violation_count: 0,
+            skipped: Vec::new(),
+            skipped_count: 0,
+            breaches: 0,
+            error_violations: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The options the stream reads with.
+    pub fn options(&self) -> &StreamOptions {
+        &self.options
+    }
+
+    /// The run as reduced so far.
+    pub fn run(&self) -> &Run {
+        &self.run
+    }
+
+    /// The error that halted the stream, if it has halted.
+    pub fn halted(&self) -> Option<&Error> {
+        self.halted.as_ref()
+    }
+
+    /// Feeds `bytes`, returning the events they complete.
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Event> {
+        let mut out = Vec::new();
+        self.feed_into(bytes, &mut out);
+        out
+    }
+
+    /// Feeds `bytes`, appending the events they complete to `out`.
+    pub fn feed_into(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
+        if self.halted.is_some() || self.input_done {
+            return;
+        }
+        let mut lines = std::mem::take(&mut self.lines);
+        lines.push(bytes, |line| self.line(line, out));
+        self.lines = lines;
+    }
+
+    /// Marks the end of input, returning the events it completes (a truncated last line).
+    pub fn end_input(&mut self) -> Vec<Event> {
+        let mut out = Vec::new();
+        if self.halted.is_none() && !self.input_done {
+            let mut lines = std::mem::take(&mut self.lines);
+            lines.finish(|line| self.line(line, &mut out));
+            self.lines = lines;
+        }
+        self.input_done = true;
+        out
+    }
+
+    /// Ends the stream and returns the run's result, given the harness's exit code
+    /// (`None` when unknown, e.g. reading a saved file). Ends input if not done yet.
+    pub fn finish(&mut self, exit_code: Option<i32>) -> RunResult {
+        self.end_input();
+        if self.halted.is_none() {
+            let mut found = Vec::new();
+            self.validator.finish(exit_code, &mut found);
+            for v in found {
+                self.record_violation(v);
+            }
+        }
+        let findings = Findings {
+            halted: self.halted.as_ref(),
+            violations: &self.violations,
+            skipped: &self.skipped,
+            breaches: self.breaches,
+            exit_code,
+        };
+        let (verdict, reasons) = decide(&self.run, &findings);
+        RunResult {
+            verdict,
+            reasons,
+            exit_code,
+            conforms: self.halted.is_none() && self.skipped_count == 0 && self.error_violations == 0,
+            run: self.run.clone(),
+            violations: self.violations.clone(),
+            violation_count: self.violation_count,
+            skipped: self.skipped.clone(),
+            skipped_count: self.skipped_count,
+            lines: self.lines.lines_seen(),
+        }
+    }
+
+    fn line(&mut self, line: Line<'_>, out: &mut Vec<Event>) {
+        if self.halted.is_some() {
+            return;
+        }
+        let (number, bytes) = match line {
+            Line::Complete { number, bytes } => (number, bytes),
+            Line::Skipped(err) => return self.skip(err, out),
+        };
+        let frame = match decode(bytes) {
+            Ok(frame) => frame,
+            Err(err) => return self.skip(err.at_line(number), out),
+        };
+        self.validator.check(number, &frame, &mut self.scratch);
+        self.run.apply(&frame);
+        let raw = String::from_utf8_lossy(bytes).into_owned();
+        out.push(Event::Frame(Received { line: number, raw, frame }));
+        let mut found = std::mem::take(&mut self.scratch);
+        for v in found.drain(..) {
+            let halt = match v.code {
+                ViolationCode::UnsupportedVersion => Some(ErrorKind::UnsupportedVersion),
+                _ if self.options.strict && v.severity == Severity::Error => Some(ErrorKind::Violation),
+                _ => None,
+            };
+            let error = halt.map(|kind| Error::new(kind, format!("{}: {}", v.code, v.message)).at_line(number));
+            self.record_violation(v.clone());
+            out.push(Event::Violation(v));
+            if let Some(error) = error {
+                self.halt(error, out);
+                break;
+            }
+        }
+        self.scratch = found;
+    }
+
+    fn skip(&mut self, err: Error, out: &mut Vec<Event>) {
+        self.validator.skipped_line(err.line());
+        self.skipped_count += 1;
+        if err.kind() != ErrorKind::Truncated {
+            self.breaches += 1;
+        }
+        if self.skipped.len() < self.options.limits.max_reports {
+            self.skipped.push(err.clone());
+        }
+        if self.options.strict {
+            out.push(Event::Skipped(err.clone()));
+            self.halt(err, out);
+        } else {
+            out.push(Event::Skipped(err));
+        }
+    }
+
+    fn halt(&mut self, err: Error, out: &mut Vec<Event>) {
+        self.halted = Some(err.clone());
+        out.push(Event::Halted(err));
+    }
+
+    fn record_violation(&mut self, v: Violation) {
+        self.violation_count += 1;
+        if v.severity == Severity::Error {
+            self.error_violations += 1;
+            if !v.code.is_incompleteness() {
+                self.breaches += 1;
+            }
+        }
+        if self.violations.len() < self.options.limits.max_reports {
+            self.violations.push(v);
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! The emitter: the reference's turn-id state machine, producing byte-exact lines.
+//!
+//! [`Emitter`] is sans-IO (each call returns the line it produced, if any); [`Writer`]
+//! adds a sink and writes and flushes each line, `\n` included, as it is produced.
+
+use crate::bounds::{self, ArgsMode};
+use crate::encode::encode;
+use crate::error::Result;
+use crate::frame::*;
+use serde_json::{Map, Value};
+use std::io::Write;
+
+/// One tool result as the harness has it, before the writer bounds its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOutcome<'a> {
+    /// Tool call id.
+    pub id: &'a str,
+    /// Tool name.
+    pub name: &'a str,
+    /// Whether the call succeeded.
+    pub ok: bool,
+    /// Full result text (the writer caps it at 2000 UTF-16 units).
+    pub text: &'a str,
+}
+
+/// The turn-id state machine of the reference emitter, producing one line per frame.
+///
+/// Every method returns `Ok(Some(line))` (without `\n`) when it emits, `Ok(None)` when the
+/// spec says the call emits nothing.
+#[derive(Debug, Clone)]
+pub struct Emitter {
+    next_id: u64,
+    open_id: Option<u64>,
+    agent_started: bool,
+    header_written: bool,
+    args_mode: ArgsMode,
+}
+
+impl Emitter {
+    /// A fresh emitter rendering tool arguments in `args_mode`.
+    pub fn new(args_mode: ArgsMode) -> Self {
+        Self { next_id: 1, open_id: None, agent_started: false, header_written: false, args_mode }
+    }
+
+    /// The current turn id: the open turn's, else the last allocated one (0 before any).
+    pub fn current_turn_id(&self) -> u64 {
+        self.open_id.unwrap_or(self.next_id.saturating_sub(1))
+    }
+
+    /// How tool arguments are rendered.
+    pub fn args_mode(&self) -> ArgsMode {
+        self.args_mode
+    }
+
+    fn open(&mut self) -> u64 {
+        match self.open_id {
+            Some(id) => id,
+            None => {
+                let id = self.next_id;
+                self.next_id += 1;
+                self.open_id = Some(id);
+                id
+            }
+        }
+    }
+
+    fn emit(frame: Frame) -> Result<Option<String>> {
+        encode(&frame).map(Some)
+    }
+
+    /// `hep_header`, written once; later calls emit nothing.
+    pub fn header(&mut self, fah: &str, session: &str) -> Result<Option<String>> {
+        if self.header_written {
+            return Ok(None);
+        }
+        self.header_written = true;
+        let hep = crate::PROTOCOL_VERSION.to_owned();
+        Self::emit(Frame::HepHeader(HepHeader { hep, fah: fah.to_owned(), session: session.to_owned() }))
+    }
+
+    /// `agent_start`: only the first call emits; it opens a turn.
+    pub fn agent_start(&mut self) -> Result<Option<String>> {
+        if self.agent_started {
+            return Ok(None);
+        }
+        self.agent_started = true;
+        let turn_id = self.open();
+        Self::emit(Frame::AgentStart(AgentStart { turn_id }))
+    }
+
+    /// Opens a turn if none is open; emits nothing.
+    pub fn turn_start(&mut self) {
+        self.open();
+    }
+
+    /// `message_start`, emitted only for `role == "assistant"`.
+    pub fn message_start(&mut self, role: &str) -> Result<Option<String>> {
+        let turn_id = self.open();
+        if role != "assistant" {
+            return Ok(None);
+        }
+        Self::emit(Frame::MessageStart(MessageStart { turn_id, role: role.to_owned() }))
+    }
+
+    /// `message_delta` with a chunk of assistant text.
+    pub fn message_delta(&mut self, delta: &str) -> Result<Option<String>> {
+        let turn_id = self.open();
+        Self::emit(Frame::MessageDelta(MessageDelta { turn_id, delta: delta.to_owned() }))
+    }
+
+    /// `tool_start`, rendering `args` in the emitter's [`ArgsMode`].
+    pub fn tool_start(&mut self, id: &str, name: &str, args: &Map<String, Value>) -> Result<Option<String>> {
+        let turn_id = self.open();
+        let args_summary = bounds::render_args(args, self.args_mode);
+        Self::emit(Frame::ToolStart(ToolStart { turn_id, id: id.to_owned(), name: name.to_owned(), args_summary }))
+    }
+
+    /// `tool_delta`; an empty `update` emits nothing.
+    pub fn tool_delta(&mut self, id: &str, update: &str) -> Result<Option<String>> {
+        let turn_id = self.open();
+        if update.is_empty() {
+            return Ok(None);
+        }
+        Self::emit(Frame::ToolDelta(ToolDelta { turn_id, id: id.to_owned(), update: update.to_owned() }))
+    }
+
+    /// `tool_liveness`; an empty `detail` is omitted.
+    pub fn liveness(
+        &mut self,
+        id: &str,
+        name: &str,
+        action: LivenessAction,
+        elapsed_ms: u64,
+        output_bytes: Option<u64>,
+        detail: Option<&str>,
+    ) -> Result<Option<String>> {
+        let turn_id = self.open();
+        Self::emit(Frame::ToolLiveness(ToolLiveness {
+            turn_id,
+            id: id.to_owned(),
+            name: name.to_owned(),
+            action: action.as_str().to_owned(),
+            elapsed_ms,
+            output_bytes,
+            detail: detail.filter(|d| !d.is_empty()).map(str::to_owned),
+        }))
+    }
+
+    fn terminal(&mut self, frame: impl FnOnce(u64) -> Frame) -> Result<Option<String>> {
+        let turn_id = self.open();
+        self.open_id = None;
+        Self::emit(frame(turn_id))
+    }
+
+    /// `turn_done` for the open turn (tool result texts capped), then closes it.
+    pub fn turn_done(
+        &mut self,
+        message: &str,
+        tool_results: &[ToolOutcome<'_>],
+        usage: Usage,
+        stop_reason: &str,
+    ) -> Result<Option<String>> {
+        let tool_results = tool_results
+            .iter()
+            .map(|r| ToolResult {
+                id: r.id.to_owned(),
+                name: r.name.to_owned(),
+                ok: r.ok,
+                text: bounds::cap(r.text, bounds::TOOL_RESULT_CAP),
+            })
+            .collect();
+        let message = message.to_owned();
+        let stop_reason = stop_reason.to_owned();
+        self.terminal(|turn_id| Frame::TurnDone(TurnDone { turn_id, message, tool_results, usage, stop_reason }))
+    }
+
+    /// `turn_error` for the open turn, then closes it.
+    pub fn turn_error(&mut self, error: &str, fatal: bool) -> Result<Option<String>> {
+        let error = error.to_owned();
+        self.terminal(|turn_id| Frame::TurnError(TurnError { turn_id, error, fatal }))
+    }
+
+    /// `cancelled` for the open turn, then closes it.
+    pub fn cancelled(&mut self) -> Result<Option<String>> {
+        self.terminal(|turn_id| Frame::Cancelled(TurnRef { turn_id }))
+    }
+
+    /// `compaction_start`: uses the open turn's id, or opens the next one.
+    pub fn compaction_start(&mut self) -> Result<Option<String>> {
+        let turn_id = self.open();
+        Self::emit(Frame::CompactionStart(TurnRef { turn_id }))
+    }
+
+    /// `compaction_end`: reuses the open id (or the last allocated one) and leaves the turn open.
+    pub fn compaction_end(&mut self, tokens_freed: u64) -> Result<Option<String>> {
+        let turn_id = self.current_turn_id();
+        Self::emit(Frame::CompactionEnd(CompactionEnd { turn_id, tokens_freed }))
+    }
+}
+
+impl Default for Emitter {
+    fn default() -> Self {
+        Self::new(ArgsMode::default())
+    }
+}
+
+/// An [`Emitter`] writing each line, `\n`-terminated, to a sink and flushing it at once.
+#[derive(Debug)]
+pub struct Writer<W: Write> {
+    emitter: Emitter,
+    sink: W,
+}
+
+macro_rules! write_through {
+    ($($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        $(#[$doc])*
+        ///
+        /// Writes and flushes the line, and returns it (without `\n`).
+        pub fn $name(&mut self, $($arg: $ty),*) -> Result<Option<String>> {
+            let line = self.emitter.$name($($arg),*)?;
+            self.put(line)
+        }
+    )*};
+}
+
+impl<W: Write> Writer<W> {
+    /// A writer to `sink` rendering tool arguments in `args_mode`.
+    pub fn new(sink: W, args_mode: ArgsMode) -> Self {
+        Self { emitter: Emitter::new(args_mode), sink }
+    }
+
+    /// The state machine behind the writer.
+    pub fn emitter(&self) -> &Emitter {
+        &self.emitter
+    }
+
+    /// The sink, given back.
+    pub fn into_inner(self) -> W {
+        self.sink
+    }
+
+    /// Opens a turn if none is open; writes nothing.
+    pub fn turn_start(&mut self) {
+        self.emitter.turn_start();
+    }
+
+    fn put(&mut self, line: Option<String>) -> Result<Option<String>> {
+        if let Some(line) = &line {
+            let mut bytes = Vec::with_capacity(line.len() + 1);
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.push(b'\n');
+            self.sink.write_all(&bytes)?;
+            self.sink.flush()?;
+        }
+        Ok(line)
+    }
+
+    write_through! {
+        /// See [`Emitter::header`].
+        header(fah: &str, session: &str);
+        /// See [`Emitter::agent_start`].
+        agent_start();
+        /// See [`Emitter::message_start`].
+        message_start(role: &str);
+        /// See [`Emitter::message_delta`].
+        message_delta(delta: &str);
+        /// See [`Emitter::tool_start`].
+        tool_start(id: &str, name: &str, args: &Map<String, Value>);
+        /// See [`Emitter::tool_delta`].
+        tool_delta(id: &str, update: &str);
+        /// See [`Emitter::liveness`].
+        liveness(id: &str, name: &str, action: LivenessAction, elapsed_ms: u64, output_bytes: Option<u64>, detail: Option<&str>);
+        /// See [`Emitter::turn_done`].
+        turn_done(message: &str, tool_results: &[ToolOutcome<'_>], usage: Usage, stop_reason: &str);
+        /// See [`Emitter::turn_error`].
+        turn_error(error: &str, fatal: bool);
+        /// See [`Emitter::cancelled`].
+        cancelled();
+        /// See [`Emitter::compaction_start`].
+        compaction_start();
+        /// See [`Emitter::compaction_end`].
+        compaction_end(tokens_freed: u64);
+    }
+}
