@@ -133,8 +133,7 @@ mod tests {
 
     #[test]
     fn summary_keeps_arrival_order() {
-        let args: Map<String, Value> =
-            serde_json::from_str(r#"{"z":1,"a":"x\"y","f":1.0}"#).unwrap();
+        let args: Map<String, Value> = serde_json::from_str(r#"{"z":1,"a":"x\"y","f":1.0}"#).unwrap();
         assert_eq!(args_summary(&args), r#"z=1, a="x\"y", f=1.0"#);
     }
 }

@@ -16,10 +16,12 @@ pub fn decode(line: &[u8]) -> Result<Frame> {
     let text = utf8(line)?;
     let (start, val) = json::parse(text)?;
     let Val::Obj(members) = val else {
-        return Err(json::error_at(text, start, ErrorKind::NotAnObject, format!(
-            "expected a JSON object, found {}",
-            val.type_name()
-        )));
+        return Err(json::error_at(
+            text,
+            start,
+            ErrorKind::NotAnObject,
+            format!("expected a JSON object, found {}", val.type_name()),
+        ));
     };
     let mut fields = Fields { src: text, pos: start, frame: "frame", members };
     let frame_type = fields.req_str("type")?;
@@ -32,16 +34,21 @@ pub fn parse_args(text: &str) -> Result<Map<String, Value>> {
     let (start, val) = json::parse(text)?;
     match to_value(val) {
         Value::Object(map) => Ok(map),
-        other => Err(json::error_at(text, start, ErrorKind::NotAnObject, format!(
-            "tool arguments must be a JSON object, found {}",
-            match other {
-                Value::Array(_) => "an array",
-                Value::String(_) => "a string",
-                Value::Number(_) => "a number",
-                Value::Bool(_) => "a boolean",
-                _ => "null",
-            }
-        ))),
+        other => Err(json::error_at(
+            text,
+            start,
+            ErrorKind::NotAnObject,
+            format!(
+                "tool arguments must be a JSON object, found {}",
+                match other {
+                    Value::Array(_) => "an array",
+                    Value::String(_) => "a string",
+                    Value::Number(_) => "a number",
+                    Value::Bool(_) => "a boolean",
+                    _ => "null",
+                }
+            ),
+        )),
     }
 }
 
@@ -50,8 +57,7 @@ fn utf8(line: &[u8]) -> Result<&str> {
         let pos = e.valid_up_to();
         let valid = std::str::from_utf8(line.get(..pos).unwrap_or_default()).unwrap_or_default();
         let (column, excerpt) = json::locate(valid, pos);
-        Error::new(ErrorKind::InvalidUtf8, format!("invalid UTF-8 at byte {}", pos + 1))
-            .at_column(column, excerpt)
+        Error::new(ErrorKind::InvalidUtf8, format!("invalid UTF-8 at byte {}", pos + 1)).at_column(column, excerpt)
     })
 }
 
@@ -94,14 +100,12 @@ impl<'a> Fields<'a> {
                 session: self.req_string("session")?,
             }),
             "agent_start" => Frame::AgentStart(AgentStart { turn_id: self.turn_id()? }),
-            "message_start" => Frame::MessageStart(MessageStart {
-                turn_id: self.turn_id()?,
-                role: self.req_string("role")?,
-            }),
-            "message_delta" => Frame::MessageDelta(MessageDelta {
-                turn_id: self.turn_id()?,
-                delta: self.req_string("delta")?,
-            }),
+            "message_start" => {
+                Frame::MessageStart(MessageStart { turn_id: self.turn_id()?, role: self.req_string("role")? })
+            }
+            "message_delta" => {
+                Frame::MessageDelta(MessageDelta { turn_id: self.turn_id()?, delta: self.req_string("delta")? })
+            }
             "tool_start" => Frame::ToolStart(ToolStart {
                 turn_id: self.turn_id()?,
                 id: self.req_string("id")?,
@@ -171,19 +175,20 @@ impl<'a> Fields<'a> {
     fn req(&mut self, name: &str) -> Result<(usize, Val<'a>)> {
         match self.take(name)? {
             Some(found) => Ok(found),
-            None => Err(self.err(self.pos, ErrorKind::MissingField, format!(
-                "`{}` is missing required field `{name}`",
-                self.frame
-            ))),
+            None => Err(self.err(
+                self.pos,
+                ErrorKind::MissingField,
+                format!("`{}` is missing required field `{name}`", self.frame),
+            )),
         }
     }
 
     fn wrong(&self, pos: usize, name: &str, want: &str, got: &Val<'_>) -> Error {
-        self.err(pos, ErrorKind::WrongType, format!(
-            "field `{name}` of `{}` must be {want}, found {}",
-            self.frame,
-            got.type_name()
-        ))
+        self.err(
+            pos,
+            ErrorKind::WrongType,
+            format!("field `{name}` of `{}` must be {want}, found {}", self.frame, got.type_name()),
+        )
     }
 
     fn string(&self, pos: usize, name: &str, val: Val<'a>) -> Result<Cow<'a, str>> {
@@ -203,10 +208,11 @@ impl<'a> Fields<'a> {
         match value {
             Some(0) => Ok(0),
             Some(v) if !text.starts_with('-') => Ok(v),
-            _ => Err(self.err(pos, ErrorKind::OutOfRange, format!(
-                "field `{name}` of `{}` must be an integer from 0 to {MAX_INT}, found {text}",
-                self.frame
-            ))),
+            _ => Err(self.err(
+                pos,
+                ErrorKind::OutOfRange,
+                format!("field `{name}` of `{}` must be an integer from 0 to {MAX_INT}, found {text}", self.frame),
+            )),
         }
     }
 
@@ -256,10 +262,11 @@ impl<'a> Fields<'a> {
         };
         match text.parse::<f64>() {
             Ok(v) if v.is_finite() => Ok(v),
-            _ => Err(self.err(pos, ErrorKind::OutOfRange, format!(
-                "field `{name}` of `{}` does not fit a 64-bit float: {text}",
-                self.frame
-            ))),
+            _ => Err(self.err(
+                pos,
+                ErrorKind::OutOfRange,
+                format!("field `{name}` of `{}` does not fit a 64-bit float: {text}", self.frame),
+            )),
         }
     }
 

@@ -14,7 +14,10 @@ pub(crate) enum Val<'a> {
     Null,
     Bool(bool),
     /// A number, kept as its text; `int` is true when it has no fraction and no exponent.
-    Num { text: &'a str, int: bool },
+    Num {
+        text: &'a str,
+        int: bool,
+    },
     Str(Cow<'a, str>),
     Arr(Vec<(usize, Val<'a>)>),
     Obj(Vec<Member<'a>>),

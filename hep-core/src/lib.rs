@@ -1,8 +1,4 @@
-//! `hep-core`: the one implementation of HEP v1, the Harness Event Protocol.
-//!
-//! Sans-IO: bytes go in, typed results come out. [`Writer`] emits byte-exact lines,
-//! [`Stream`] splits, decodes, validates and reduces a live stream, [`Reader`] wraps it
-//! around any [`std::io::BufRead`].
+#![doc = include_str!("../README.md")]
 
 pub mod bounds;
 mod decode;
@@ -19,11 +15,11 @@ pub mod validate;
 pub mod writer;
 
 pub use bounds::ArgsMode;
-pub use json::MAX_DEPTH;
 pub use decode::{decode, parse_args};
 pub use encode::encode;
 pub use error::{Error, ErrorKind, Result};
 pub use frame::*;
+pub use json::MAX_DEPTH;
 pub use reader::Reader;
 pub use run::{RunResult, Verdict};
 pub use stream::{Event, Received, Stream, StreamOptions};

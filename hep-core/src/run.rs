@@ -218,7 +218,9 @@ impl Run {
         };
         let Some(turn) = self.turn(id) else { return };
         match frame {
-            Frame::MessageDelta(m) => push_bounded(&mut turn.text, &mut turn.text_dropped, &m.delta, limits.max_text_bytes),
+            Frame::MessageDelta(m) => {
+                push_bounded(&mut turn.text, &mut turn.text_dropped, &m.delta, limits.max_text_bytes)
+            }
             Frame::ToolStart(t) => {
                 if let Some(call) = call(turn, &t.id, &t.name, limits) {
                     call.args_summary.clone_from(&t.args_summary);
@@ -237,7 +239,8 @@ impl Run {
                         output_bytes: l.output_bytes,
                         detail: l.detail.clone(),
                     };
-                    if l.action_kind() != Some(LivenessAction::Heartbeat) && call.followups.len() < limits.max_followups {
+                    if l.action_kind() != Some(LivenessAction::Heartbeat) && call.followups.len() < limits.max_followups
+                    {
                         call.followups.push(report.clone());
                     }
                     call.last_liveness = Some(report);

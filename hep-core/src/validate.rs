@@ -203,17 +203,23 @@ impl Validator {
                     v.push(ViolationCode::MissingHeader, format!("hep_header is on line {line}, not on line 1"));
                 }
                 if !version_supported(&h.hep) {
-                    v.push(ViolationCode::UnsupportedVersion, format!(
-                        "the stream speaks HEP {:?}; this library speaks {} and refuses it",
-                        h.hep,
-                        crate::PROTOCOL_VERSION
-                    ));
+                    v.push(
+                        ViolationCode::UnsupportedVersion,
+                        format!(
+                            "the stream speaks HEP {:?}; this library speaks {} and refuses it",
+                            h.hep,
+                            crate::PROTOCOL_VERSION
+                        ),
+                    );
                 }
             }
             return;
         }
         if self.frames == 1 {
-            v.push(ViolationCode::MissingHeader, format!("the first frame is `{}`, not hep_header", frame.frame_type()));
+            v.push(
+                ViolationCode::MissingHeader,
+                format!("the first frame is `{}`, not hep_header", frame.frame_type()),
+            );
         }
         let (Some(id), false) = (frame.turn_id(), matches!(frame, Frame::Unknown(_))) else {
             return;
@@ -222,11 +228,10 @@ impl Validator {
         if let Some((terminal, end_id)) = self.ended {
             if !self.after_end_reported {
                 self.after_end_reported = true;
-                v.push(ViolationCode::FrameAfterEnd, format!(
-                    "`{}` after the run ended with {} in turn {end_id}",
-                    frame.frame_type(),
-                    terminal.as_str()
-                ));
+                v.push(
+                    ViolationCode::FrameAfterEnd,
+                    format!("`{}` after the run ended with {} in turn {end_id}", frame.frame_type(), terminal.as_str()),
+                );
             }
         }
         self.check_turn(id, frame, &mut v);
@@ -247,10 +252,10 @@ impl Validator {
                 self.open_round(id);
             }
             Some((open, _)) => {
-                v.push(ViolationCode::TurnIdMismatch, format!(
-                    "`{}` carries turn_id {id} inside turn {open}",
-                    frame.frame_type()
-                ));
+                v.push(
+                    ViolationCode::TurnIdMismatch,
+                    format!("`{}` carries turn_id {id} inside turn {open}", frame.frame_type()),
+                );
                 return;
             }
             None if id == self.last_id + 1 => self.open_round(id),
@@ -259,26 +264,28 @@ impl Validator {
                 self.open_round(id);
             }
             None if id > self.last_id => {
-                v.push(ViolationCode::TurnIdSkipped, format!(
-                    "turn_id jumps from {} to {id}",
-                    self.last_id
-                ));
+                v.push(ViolationCode::TurnIdSkipped, format!("turn_id jumps from {} to {id}", self.last_id));
                 self.open_round(id);
             }
             None if id == self.last_id && frame.terminal().is_some() => {
-                v.push(ViolationCode::DuplicateTerminal, format!("turn {id} already ended; `{}` ends it again", frame.frame_type()));
+                v.push(
+                    ViolationCode::DuplicateTerminal,
+                    format!("turn {id} already ended; `{}` ends it again", frame.frame_type()),
+                );
                 return;
             }
             None if id == self.last_id => {
-                v.push(ViolationCode::FrameAfterTerminal, format!("`{}` for turn {id}, which already ended", frame.frame_type()));
+                v.push(
+                    ViolationCode::FrameAfterTerminal,
+                    format!("`{}` for turn {id}, which already ended", frame.frame_type()),
+                );
                 return;
             }
             None => {
-                v.push(ViolationCode::TurnIdRegressed, format!(
-                    "`{}` carries turn_id {id}, below the last turn {}",
-                    frame.frame_type(),
-                    self.last_id
-                ));
+                v.push(
+                    ViolationCode::TurnIdRegressed,
+                    format!("`{}` carries turn_id {id}, below the last turn {}", frame.frame_type(), self.last_id),
+                );
                 return;
             }
         }
@@ -321,27 +328,39 @@ impl Validator {
             }
             Frame::ToolDelta(t) => {
                 if t.update.is_empty() {
-                    v.push(ViolationCode::EmptyToolDelta, format!("tool_delta for call {:?} has an empty update", t.id));
+                    v.push(
+                        ViolationCode::EmptyToolDelta,
+                        format!("tool_delta for call {:?} has an empty update", t.id),
+                    );
                 }
                 self.check_call(&t.id, "tool_delta", v);
             }
             Frame::ToolLiveness(t) => {
                 if t.action_kind().is_none() {
-                    v.push(ViolationCode::UnknownLivenessAction, format!("tool_liveness action {:?} is not a v1 action", t.action));
+                    v.push(
+                        ViolationCode::UnknownLivenessAction,
+                        format!("tool_liveness action {:?} is not a v1 action", t.action),
+                    );
                 }
                 self.check_call(&t.id, "tool_liveness", v);
             }
             Frame::CompactionStart(_) => {
                 if let Some(open) = self.compaction {
-                    v.push(ViolationCode::NestedCompaction, format!("compaction_start while the compaction of turn {open} is open"));
+                    v.push(
+                        ViolationCode::NestedCompaction,
+                        format!("compaction_start while the compaction of turn {open} is open"),
+                    );
                 }
                 self.compaction = Some(id);
             }
             Frame::CompactionEnd(_) => match self.compaction.take() {
-                None => v.push(ViolationCode::UnmatchedCompactionEnd, "compaction_end without a compaction_start".into()),
-                Some(start) if start != id => v.push(ViolationCode::CompactionIdMismatch, format!(
-                    "compaction_end has turn_id {id}, its compaction_start had {start}"
-                )),
+                None => {
+                    v.push(ViolationCode::UnmatchedCompactionEnd, "compaction_end without a compaction_start".into())
+                }
+                Some(start) if start != id => v.push(
+                    ViolationCode::CompactionIdMismatch,
+                    format!("compaction_end has turn_id {id}, its compaction_start had {start}"),
+                ),
                 Some(_) => {}
             },
             _ => {}
@@ -350,7 +369,10 @@ impl Validator {
 
     fn check_call(&self, id: &str, frame_type: &str, v: &mut Sink<'_>) {
         if self.calls.len() < MAX_TRACKED_CALLS && !self.calls.contains(id) {
-            v.push(ViolationCode::UnknownToolCall, format!("{frame_type} for call {id:?}, which has no tool_start in this turn"));
+            v.push(
+                ViolationCode::UnknownToolCall,
+                format!("{frame_type} for call {id:?}, which has no tool_start in this turn"),
+            );
         }
     }
 
@@ -370,7 +392,10 @@ impl Validator {
         }
         if let Some((id, true)) = self.open {
             v.turn_id = Some(id);
-            v.push(ViolationCode::UnterminatedTurn, format!("the stream ended inside turn {id}, before its terminal frame"));
+            v.push(
+                ViolationCode::UnterminatedTurn,
+                format!("the stream ended inside turn {id}, before its terminal frame"),
+            );
             return;
         }
         let Some((terminal, id)) = self.last_terminal else {
@@ -387,10 +412,13 @@ impl Validator {
         if ![0, 1, 130].contains(&code) {
             v.push(ViolationCode::UnexpectedExitCode, format!("exit code {code} is none of 0, 1 and 130"));
         } else if code != expected {
-            v.push(ViolationCode::ExitCodeMismatch, format!(
-                "exit code {code}, but the last terminal frame is {} (turn {id}), which means exit code {expected}",
-                terminal.as_str()
-            ));
+            v.push(
+                ViolationCode::ExitCodeMismatch,
+                format!(
+                    "exit code {code}, but the last terminal frame is {} (turn {id}), which means exit code {expected}",
+                    terminal.as_str()
+                ),
+            );
         }
     }
 }

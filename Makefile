@@ -1,0 +1,32 @@
+# hep: the README's two commands are `make demo` (the main job) and `make test` (every test).
+CARGO ?= cargo
+
+.PHONY: demo test test-rust lint bench schema toolchain
+
+## Run the main job: a harness streams HEP through a child process; a supervisor reads it live.
+demo: toolchain
+	$(CARGO) run --quiet -p hep-core --example demo
+
+## Run every test suite of every language that exists.
+test: test-rust
+
+## Rust: lints, formatting, unit + integration + conformance + property + doc tests.
+test-rust: toolchain lint
+	$(CARGO) test --workspace
+
+lint: toolchain
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
+
+## Benchmarks (not part of `make test`): the core against serde_json, side by side.
+bench: toolchain
+	$(CARGO) run --release --quiet -p hep-bench
+
+## Regenerate schema/hep-v1.schema.json from the Rust types.
+schema: toolchain
+	HEP_UPDATE_SCHEMA=1 $(CARGO) test --quiet -p hep-core --test schema
+
+toolchain:
+	@command -v $(CARGO) >/dev/null 2>&1 || { echo "make: cargo not found; install Rust stable (https://rustup.rs) and retry" >&2; exit 1; }
+	@$(CARGO) fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+	@$(CARGO) clippy --version >/dev/null 2>&1 || rustup component add clippy
