@@ -250,53 +250,39 @@ impl<'a> Parser<'a> {
         Ok(Val::Num { text, int })
     }
 
-    fn string(&mut self) -> Result<Cow<'a, str>> {
-        self.pos += 1;
+    /// Advances over plain string content up to the next `"` or `\\`, refusing control
+    /// characters; returns the content skipped.
+    fn plain_run(&mut self) -> Result<&'a str> {
         let start = self.pos;
-        let bytes = self.bytes();
-        let rest = bytes.get(start..).unwrap_or_default();
+        let rest = self.bytes().get(start..).unwrap_or_default();
         let stop = memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-        let plain = rest.get(..stop).unwrap_or_default();
-        if let Some(bad) = plain.iter().position(|&b| b < 0x20) {
+        if let Some(bad) = rest.get(..stop).unwrap_or_default().iter().position(|&b| b < 0x20) {
             self.pos = start + bad;
             return Err(self.err(ErrorKind::Syntax, "control character inside a string"));
         }
         self.pos = start + stop;
-        match self.peek() {
-            Some(b'"') => {
-                self.pos += 1;
-                Ok(Cow::Borrowed(self.src.get(start..start + stop).unwrap_or_default()))
-            }
-            Some(_) => {
-                let mut owned = String::with_capacity(stop + 16);
-                owned.push_str(self.src.get(start..start + stop).unwrap_or_default());
-                self.escaped_rest(owned).map(Cow::Owned)
-            }
-            None => Err(self.err(ErrorKind::Syntax, "unterminated string")),
-        }
+        Ok(self.src.get(start..self.pos).unwrap_or_default())
     }
 
-    /// Continues a string at a backslash, decoding escapes into `out`.
-    fn escaped_rest(&mut self, mut out: String) -> Result<String> {
+    fn string(&mut self) -> Result<Cow<'a, str>> {
+        self.pos += 1;
+        let plain = self.plain_run()?;
+        if self.peek() == Some(b'"') {
+            self.pos += 1;
+            return Ok(Cow::Borrowed(plain));
+        }
+        let mut out = String::with_capacity(plain.len() + 16);
+        out.push_str(plain);
         loop {
-            let bytes = self.bytes();
-            let rest = bytes.get(self.pos..).unwrap_or_default();
-            let stop = memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-            let plain = rest.get(..stop).unwrap_or_default();
-            if let Some(bad) = plain.iter().position(|&b| b < 0x20) {
-                self.pos += bad;
-                return Err(self.err(ErrorKind::Syntax, "control character inside a string"));
-            }
-            out.push_str(self.src.get(self.pos..self.pos + stop).unwrap_or_default());
-            self.pos += stop;
             match self.peek() {
                 Some(b'"') => {
                     self.pos += 1;
-                    return Ok(out);
+                    return Ok(Cow::Owned(out));
                 }
                 Some(_) => self.escape(&mut out)?,
                 None => return Err(self.err(ErrorKind::Syntax, "unterminated string")),
             }
+            out.push_str(self.plain_run()?);
         }
     }
 

@@ -196,7 +196,10 @@ impl Validator {
         let mut v = Sink { out, line, turn_id: frame.turn_id() };
         if let Frame::HepHeader(h) = frame {
             if self.header_seen || self.frames > 1 {
-                v.push(ViolationCode::DuplicateHeader, "hep_header appears again after the first line".into());
+                v.push(
+                    ViolationCode::DuplicateHeader,
+                    "hep_header after the first frame; only the first line may be the header".into(),
+                );
             } else {
                 self.header_seen = true;
                 if line != 1 {
