@@ -65,13 +65,13 @@ fn to_value(val: Val<'_>) -> Value {
     match val {
         Val::Null => Value::Null,
         Val::Bool(b) => Value::Bool(b),
-        Val::Num { text, int } => {
-            let number = if int { text.parse::<i64>().ok().map(Number::from) } else { None };
-            number
-                .or_else(|| if int { text.parse::<u64>().ok().map(Number::from) } else { None })
-                .or_else(|| text.parse::<f64>().ok().and_then(Number::from_f64))
-                .map_or(Value::Null, Value::Number)
-        }
+        // Like Dart's JSON decoder: integers in the 64-bit signed range stay integers,
+        // anything else becomes a double.
+        Val::Num { text, int } => int
+            .then(|| text.parse::<i64>().ok().map(Number::from))
+            .flatten()
+            .or_else(|| text.parse::<f64>().ok().and_then(Number::from_f64))
+            .map_or(Value::Null, Value::Number),
         Val::Str(s) => Value::String(s.into_owned()),
         Val::Arr(items) => Value::Array(items.into_iter().map(|(_, v)| to_value(v)).collect()),
         Val::Obj(members) => {

@@ -275,6 +275,7 @@ impl Validator {
                     ViolationCode::DuplicateTerminal,
                     format!("turn {id} already ended; `{}` ends it again", frame.frame_type()),
                 );
+                self.note_terminal(id, frame);
                 return;
             }
             None if id == self.last_id => {
@@ -296,16 +297,22 @@ impl Validator {
             debug_assert_eq!(*open, id);
             *content = true;
         }
-        if let Some(terminal) = frame.terminal() {
+        if frame.terminal().is_some() {
             self.open = None;
-            self.last_terminal = Some((terminal, id));
-            let fatal = match frame {
-                Frame::TurnError(e) => e.fatal,
-                _ => terminal == Terminal::Cancelled,
-            };
-            if fatal && self.ended.is_none() {
-                self.ended = Some((terminal, id));
-            }
+            self.note_terminal(id, frame);
+        }
+    }
+
+    /// Records a terminal frame of round `id` as the stream's last one (and its end, if fatal).
+    fn note_terminal(&mut self, id: u64, frame: &Frame) {
+        let Some(terminal) = frame.terminal() else { return };
+        self.last_terminal = Some((terminal, id));
+        let fatal = match frame {
+            Frame::TurnError(e) => e.fatal,
+            _ => terminal == Terminal::Cancelled,
+        };
+        if fatal && self.ended.is_none() {
+            self.ended = Some((terminal, id));
         }
     }
 

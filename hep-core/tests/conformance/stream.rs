@@ -1,0 +1,161 @@
+//! `stream/`: a whole stream fed three ways (whole, byte by byte, 7-byte chunks) to fresh
+//! streams; the outcomes must agree, then every key of `expect` is checked.
+
+use super::{Res, canonical, get, get_array, get_bytes, same_json, text};
+use hep_core::run::{ToolCall, Turn};
+use hep_core::{Event, Stream, StreamOptions, Terminal, Usage};
+use serde_json::{Map, Value, json};
+
+/// The keys `expect` may hold; list-valued ones are matched entry by entry.
+const EXPECT_KEYS: [&str; 9] =
+    ["frames", "violations", "skipped", "halted", "verdict", "conforms", "answer", "usage", "turns"];
+
+pub(crate) fn run(case: &Value) -> Res {
+    let input = input(case)?;
+    let options = options(case)?;
+    let exit_code = match case.get("exit_code") {
+        None | Some(Value::Null) => None,
+        Some(v) => {
+            Some(v.as_i64().and_then(|c| i32::try_from(c).ok()).ok_or("`exit_code` must be an integer or null")?)
+        }
+    };
+    let whole = outcome(&input, input.len(), options, exit_code);
+    for (how, chunk) in [("one byte at a time", 1), ("in 7-byte chunks", 7)] {
+        let other = outcome(&input, chunk, options, exit_code);
+        same_json(&format!("fed {how}, the outcome (vs. fed whole)"), &whole, &other)?;
+    }
+    let expect = get(case, "expect")?.as_object().ok_or("`expect` must be an object")?;
+    if expect.is_empty() {
+        return Err("`expect` checks nothing".into());
+    }
+    let mut failures = Vec::new();
+    for (key, want) in expect {
+        let got = whole.get(key).unwrap_or(&Value::Null);
+        let checked = match (want, got) {
+            _ if !EXPECT_KEYS.contains(&key.as_str()) => Err(format!("unknown `expect` key `{key}`")),
+            (Value::Array(want), Value::Array(got)) => entries(key, want, got),
+            _ => same_json(&format!("`{key}`"), want, got),
+        };
+        failures.extend(checked.err());
+    }
+    if failures.is_empty() { Ok(()) } else { Err(failures.join("\n")) }
+}
+
+/// `input_lines` (each followed by `\n`), or `input` / `input_base64` as given.
+fn input(case: &Value) -> Res<Vec<u8>> {
+    let has_bytes = case.get("input").is_some() || case.get("input_base64").is_some();
+    match (case.get("input_lines"), has_bytes) {
+        (Some(_), true) => Err("give `input_lines` or `input`/`input_base64`, not both".into()),
+        (Some(_), false) => {
+            let mut bytes = Vec::new();
+            for line in get_array(case, "input_lines")? {
+                bytes.extend(text(line).map_err(|e| format!("`input_lines`: {e}"))?.into_bytes());
+                bytes.push(b'\n');
+            }
+            Ok(bytes)
+        }
+        (None, _) => get_bytes(case, "input"),
+    }
+}
+
+fn options(case: &Value) -> Res<StreamOptions> {
+    let mut options = StreamOptions::default();
+    let Some(given) = case.get("options") else { return Ok(options) };
+    for (key, v) in given.as_object().ok_or("`options` must be an object")? {
+        match key.as_str() {
+            "strict" => options.strict = v.as_bool().ok_or("`options.strict` must be a boolean")?,
+            "max_line_length" => {
+                let max = v.as_u64().and_then(|m| usize::try_from(m).ok());
+                options.max_line_length = max.ok_or("`options.max_line_length` must be an integer")?;
+            }
+            other => return Err(format!("unknown option `{other}`")),
+        }
+    }
+    Ok(options)
+}
+
+/// Each listed entry must match the actual one key by key (`tools` entries likewise);
+/// the lists must be equally long.
+fn entries(path: &str, want: &[Value], got: &[Value]) -> Res {
+    for (i, (w, g)) in want.iter().zip(got).enumerate() {
+        let at = format!("{path}[{i}]");
+        let w = w.as_object().ok_or_else(|| format!("`{at}` must be an object"))?;
+        for (key, wv) in w {
+            let gv = g.get(key).ok_or_else(|| format!("`{at}.{key}` is no key a runner knows"))?;
+            match (wv, gv) {
+                (Value::Array(wl), Value::Array(gl)) if key == "tools" => entries(&format!("{at}.tools"), wl, gl)?,
+                _ => same_json(&format!("`{at}.{key}`"), wv, gv)?,
+            }
+        }
+    }
+    if want.len() != got.len() {
+        return Err(format!("`{path}` has {} entries instead of {}: {}", got.len(), want.len(), Value::from(got)));
+    }
+    Ok(())
+}
+
+/// Everything a case can check, as JSON, after feeding `input` in `chunk`-byte pieces.
+fn outcome(input: &[u8], chunk: usize, options: StreamOptions, exit_code: Option<i32>) -> Value {
+    let mut stream = Stream::new(options);
+    let mut frames = Vec::new();
+    for piece in input.chunks(chunk.max(1)) {
+        for event in stream.feed(piece) {
+            if let Event::Frame(r) = event {
+                let frame = canonical(&r.frame).unwrap_or_else(|e| Value::from(format!("<no canonical form: {e}>")));
+                frames.push(json!({"line": r.line, "type": r.frame.frame_type(), "frame": frame}));
+            }
+        }
+    }
+    let result = stream.finish(exit_code);
+    let violations: Vec<Value> = result
+        .violations
+        .iter()
+        .map(
+            |v| json!({"code": v.code.as_str(), "severity": v.severity.as_str(), "line": v.line, "turn_id": v.turn_id}),
+        )
+        .collect();
+    let skipped: Vec<Value> =
+        result.skipped.iter().map(|e| json!({"line": e.line(), "kind": e.kind().as_str()})).collect();
+    let halted = stream.halted().map(|e| json!({"kind": e.kind().as_str(), "line": e.line()}));
+    json!({
+        "frames": frames,
+        "violations": violations,
+        "skipped": skipped,
+        "halted": halted,
+        "verdict": result.verdict.as_str(),
+        "conforms": result.conforms,
+        "answer": result.run.answer,
+        "usage": usage(&result.run.usage),
+        "turns": result.run.turns.iter().map(turn).collect::<Vec<_>>(),
+    })
+}
+
+fn usage(u: &Usage) -> Value {
+    json!({"input": u.input, "output": u.output, "cost": u.cost})
+}
+
+fn turn(t: &Turn) -> Value {
+    let mut o = Map::new();
+    o.insert("turn_id".into(), t.turn_id.into());
+    o.insert("text".into(), t.text.clone().into());
+    o.insert("end".into(), t.end.map(Terminal::as_str).into());
+    o.insert("message".into(), t.message.clone().into());
+    o.insert("error".into(), t.error.clone().into());
+    o.insert("stop_reason".into(), t.stop_reason.clone().into());
+    o.insert("usage".into(), t.usage.as_ref().map(usage).into());
+    o.insert("compactions".into(), t.compactions.clone().into());
+    o.insert("tools".into(), t.tools.iter().map(tool).collect::<Vec<_>>().into());
+    o.into()
+}
+
+fn tool(c: &ToolCall) -> Value {
+    json!({
+        "id": c.id,
+        "name": c.name,
+        "args_summary": c.args_summary,
+        "status": c.status.as_str(),
+        "output": c.output,
+        "result": c.result,
+        "followups": c.followups.iter().map(|f| f.action.clone()).collect::<Vec<_>>(),
+    })
+}
