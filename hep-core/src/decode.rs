@@ -124,7 +124,7 @@ impl<'a> Fields<'a> {
                 action: self.req_string("action")?,
                 elapsed_ms: self.req_int("elapsed_ms")?,
                 output_bytes: self.opt_int("output_bytes")?,
-                detail: self.opt_string("detail")?,
+                detail: self.opt_string("detail")?.filter(|d| !d.is_empty()),
             }),
             "turn_done" => Frame::TurnDone(TurnDone {
                 turn_id: self.turn_id()?,

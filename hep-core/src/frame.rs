@@ -132,7 +132,7 @@ pub struct ToolLiveness {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0, max = 9_007_199_254_740_991u64))]
     pub output_bytes: Option<u64>,
-    /// Human-readable detail; omitted when empty.
+    /// Human-readable detail; omitted when empty (an empty one decodes as `None`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }

@@ -29,8 +29,9 @@ pub enum Line<'a> {
 pub struct LineSplitter {
     max_line: usize,
     partial: Vec<u8>,
-    /// Bytes of the current line dropped because it is already too long.
-    overflow: Option<u64>,
+    /// The current line is already too long: bytes dropped so far, and whether the last
+    /// of them is a `\r` (not counted if a `\n` follows).
+    overflow: Option<(u64, bool)>,
     line: u64,
 }
 
@@ -57,8 +58,9 @@ impl LineSplitter {
             let (head, rest) = bytes.split_at(nl);
             bytes = rest.get(1..).unwrap_or_default();
             self.line += 1;
-            if let Some(dropped) = self.overflow.take() {
-                on_line(Line::Skipped(self.too_long(dropped + head.len() as u64)));
+            if let Some((dropped, cr)) = self.overflow.take() {
+                let cr = head.last().map_or(cr, |b| *b == b'\r');
+                on_line(Line::Skipped(self.too_long(dropped + head.len() as u64 - u64::from(cr))));
                 continue;
             }
             if self.partial.is_empty() {
@@ -78,7 +80,7 @@ impl LineSplitter {
     pub fn finish(&mut self, mut on_line: impl FnMut(Line<'_>)) {
         let pending = self.partial.len() as u64;
         let skipped = match self.overflow.take() {
-            Some(dropped) => Some(self.too_long(dropped + 1)),
+            Some((dropped, _)) => Some(self.too_long(dropped)),
             None if pending > 0 => Some(self.truncated(pending)),
             None => None,
         };
@@ -99,10 +101,12 @@ impl LineSplitter {
     }
 
     fn hold(&mut self, tail: &[u8]) {
-        if let Some(dropped) = self.overflow.as_mut() {
+        let cr = tail.last().map(|b| *b == b'\r');
+        if let Some((dropped, last_cr)) = self.overflow.as_mut() {
             *dropped += tail.len() as u64;
+            *last_cr = cr.unwrap_or(*last_cr);
         } else if self.partial.len() + tail.len() > self.max_line.saturating_add(1) {
-            self.overflow = Some((self.partial.len() + tail.len()) as u64);
+            self.overflow = Some(((self.partial.len() + tail.len()) as u64, cr.unwrap_or(false)));
             self.partial = Vec::new();
         } else {
             self.partial.extend_from_slice(tail);
@@ -110,7 +114,7 @@ impl LineSplitter {
     }
 
     fn too_long(&self, len: u64) -> Error {
-        let message = format!("line of {len} bytes or more exceeds the maximum of {} bytes; skipped", self.max_line);
+        let message = format!("line of {len} bytes exceeds the maximum of {} bytes; skipped", self.max_line);
         Error::new(ErrorKind::LineTooLong, message).at_line(self.line)
     }
 

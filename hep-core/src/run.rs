@@ -360,7 +360,7 @@ pub struct RunResult {
     pub skipped: Vec<Error>,
     /// Total skipped lines, including those not kept.
     pub skipped_count: u64,
-    /// Lines read (complete or skipped).
+    /// Lines read (complete or skipped), up to a halt.
     pub lines: u64,
 }
 

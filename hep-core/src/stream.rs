@@ -67,6 +67,7 @@ pub struct Stream {
     skipped_count: u64,
     breaches: u64,
     error_violations: u64,
+    lines_read: u64,
     scratch: Vec<Violation>,
 }
 
@@ -92,6 +93,7 @@ impl Stream {
             skipped_count: 0,
             breaches: 0,
             error_violations: 0,
+            lines_read: 0,
             scratch: Vec::new(),
         }
     }
@@ -169,7 +171,7 @@ impl Stream {
             violation_count: self.violation_count,
             skipped: self.skipped.clone(),
             skipped_count: self.skipped_count,
-            lines: self.lines.lines_seen(),
+            lines: self.lines_read,
         }
     }
 
@@ -177,6 +179,7 @@ impl Stream {
         if self.halted.is_some() {
             return;
         }
+        self.lines_read += 1;
         let (number, bytes) = match line {
             Line::Complete { number, bytes } => (number, bytes),
             Line::Skipped(err) => return self.skip(err, out),
