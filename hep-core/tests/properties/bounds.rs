@@ -35,7 +35,13 @@ fn check_cap(text: &str, limit: usize) -> Result<(), TestCaseError> {
     prop_assert!(kept_units <= limit, "kept {} units over a limit of {}", kept_units, limit);
     let next = text.get(kept.len()..).and_then(|rest| rest.chars().next());
     let next_width = next.map_or(0, char::len_utf16);
-    prop_assert!(kept_units + next_width > limit, "cut too early: kept {} of limit {}, next {:?}", kept_units, limit, next);
+    prop_assert!(
+        kept_units + next_width > limit,
+        "cut too early: kept {} of limit {}, next {:?}",
+        kept_units,
+        limit,
+        next
+    );
     prop_assert!(kept_units + 1 >= limit, "kept {} units, limit {}", kept_units, limit);
     prop_assert_eq!(n, total - kept_units, "N must count the cut units");
     let suffix = format!("…(+{n} chars)");

@@ -13,8 +13,13 @@ use proptest::sample::Index;
 fn junk() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         vec(any::<u8>(), 0..40),
-        vec(prop::sample::select(&["{", "}", "[", "]", "\"", "\\", ":", ",", "\r", "\"type\"", "\"turn_id\"", "1", "null", "\"v2\""][..]), 0..12)
-            .prop_map(|parts| parts.concat().into_bytes()),
+        vec(
+            prop::sample::select(
+                &["{", "}", "[", "]", "\"", "\\", ":", ",", "\r", "\"type\"", "\"turn_id\"", "1", "null", "\"v2\""][..]
+            ),
+            0..12
+        )
+        .prop_map(|parts| parts.concat().into_bytes()),
         known_frame().prop_map(|f| encode(&f).unwrap_or_default().into_bytes()),
         Just(Vec::new()),
     ]
@@ -38,28 +43,35 @@ pub(crate) fn options() -> impl Strategy<Value = StreamOptions> {
             max_reports: r,
         }),
     ];
-    (max_line, any::<bool>(), limits).prop_map(|(max_line_length, strict, limits)| StreamOptions { max_line_length, strict, limits })
+    (max_line, any::<bool>(), limits).prop_map(|(max_line_length, strict, limits)| StreamOptions {
+        max_line_length,
+        strict,
+        limits,
+    })
 }
 
 /// A stream: writer output with junk lines inserted, optionally with `\r\n` endings and
 /// without its final newline.
 fn stream_bytes() -> impl Strategy<Value = Bytes> {
-    (script(), vec((any::<Index>(), junk()), 0..4), any::<bool>(), any::<bool>()).prop_map(|(script, junk, crlf, cut)| {
-        let mut lines: Vec<Vec<u8>> = play(&script).map(|p| p.lines).unwrap_or_default().into_iter().map(String::into_bytes).collect();
-        for (at, bytes) in junk {
-            lines.insert(at.index(lines.len() + 1), bytes);
-        }
-        let ending: &[u8] = if crlf { b"\r\n" } else { b"\n" };
-        let mut out = Vec::new();
-        for line in &lines {
-            out.extend_from_slice(line);
-            out.extend_from_slice(ending);
-        }
-        if cut {
-            out.truncate(out.len().saturating_sub(ending.len()));
-        }
-        Bytes(out)
-    })
+    (script(), vec((any::<Index>(), junk()), 0..4), any::<bool>(), any::<bool>()).prop_map(
+        |(script, junk, crlf, cut)| {
+            let mut lines: Vec<Vec<u8>> =
+                play(&script).map(|p| p.lines).unwrap_or_default().into_iter().map(String::into_bytes).collect();
+            for (at, bytes) in junk {
+                lines.insert(at.index(lines.len() + 1), bytes);
+            }
+            let ending: &[u8] = if crlf { b"\r\n" } else { b"\n" };
+            let mut out = Vec::new();
+            for line in &lines {
+                out.extend_from_slice(line);
+                out.extend_from_slice(ending);
+            }
+            if cut {
+                out.truncate(out.len().saturating_sub(ending.len()));
+            }
+            Bytes(out)
+        },
+    )
 }
 
 /// Feeds `chunks` to a fresh stream and ends it.

@@ -11,10 +11,49 @@ use proptest::sample::Index;
 
 /// Tokens that make random input look like JSON and HEP.
 const TOKENS: &[&str] = &[
-    "{", "}", "[", "]", "\"", "\\", ":", ",", " ", "\t", "\r", "-", "0", "1", "9007199254740992", "1.5",
-    "e", "E+", "1e999", "-0", "true", "false", "null", "\\u", "d800", "dc00", "\\ud83d\\ude00", "\\n", "\u{2028}",
-    "\u{0}", "\u{7f}", "😀", "\"type\"", "\"turn_done\"", "\"tool_liveness\"", "\"hep_header\"", "\"turn_id\"",
-    "\"usage\"", "\"cost\"", "\"tool_results\"", "\"detail\"", "\"output_bytes\"", "\"fatal\"",
+    "{",
+    "}",
+    "[",
+    "]",
+    "\"",
+    "\\",
+    ":",
+    ",",
+    " ",
+    "\t",
+    "\r",
+    "-",
+    "0",
+    "1",
+    "9007199254740992",
+    "1.5",
+    "e",
+    "E+",
+    "1e999",
+    "-0",
+    "true",
+    "false",
+    "null",
+    "\\u",
+    "d800",
+    "dc00",
+    "\\ud83d\\ude00",
+    "\\n",
+    "\u{2028}",
+    "\u{0}",
+    "\u{7f}",
+    "😀",
+    "\"type\"",
+    "\"turn_done\"",
+    "\"tool_liveness\"",
+    "\"hep_header\"",
+    "\"turn_id\"",
+    "\"usage\"",
+    "\"cost\"",
+    "\"tool_results\"",
+    "\"detail\"",
+    "\"output_bytes\"",
+    "\"fatal\"",
 ];
 
 fn jsonish() -> impl Strategy<Value = Vec<u8>> {
@@ -38,7 +77,9 @@ enum Mutation {
 }
 
 fn mutation() -> impl Strategy<Value = Mutation> {
-    let hostile_byte = prop::sample::select(&[b'"', b'\\', b'[', b']', b'{', b'}', b',', b':', b'\n', b'\r', 0, 0x80, 0xc3, 0xed, 0xf0, 0xff][..]);
+    let hostile_byte = prop::sample::select(
+        &[b'"', b'\\', b'[', b']', b'{', b'}', b',', b':', b'\n', b'\r', 0, 0x80, 0xc3, 0xed, 0xf0, 0xff][..],
+    );
     prop_oneof![
         any::<Index>().prop_map(Mutation::Truncate),
         (any::<Index>(), 1u8..=255).prop_map(|(at, x)| Mutation::Flip(at, x)),
@@ -112,7 +153,13 @@ fn decode_checked(bytes: &[u8]) -> Result<(), TestCaseError> {
                 ErrorKind::TooDeep,
             ];
             prop_assert!(decode_kinds.contains(&err.kind()), "{}", err);
-            prop_assert!(err.column() >= 1 && err.column() <= bytes.len() as u64 + 1, "column {} of {} bytes: {}", err.column(), bytes.len(), err);
+            prop_assert!(
+                err.column() >= 1 && err.column() <= bytes.len() as u64 + 1,
+                "column {} of {} bytes: {}",
+                err.column(),
+                bytes.len(),
+                err
+            );
             prop_assert_eq!(err.line(), 0);
         }
     }
@@ -120,7 +167,12 @@ fn decode_checked(bytes: &[u8]) -> Result<(), TestCaseError> {
 }
 
 /// Feeds `bytes` in chunks and checks the bookkeeping of the result.
-fn stream_checked(options: StreamOptions, bytes: &[u8], splits: &[Index], exit_code: Option<i32>) -> Result<(), TestCaseError> {
+fn stream_checked(
+    options: StreamOptions,
+    bytes: &[u8],
+    splits: &[Index],
+    exit_code: Option<i32>,
+) -> Result<(), TestCaseError> {
     let mut stream = Stream::new(options);
     let mut events = Vec::new();
     for chunk in chunks(bytes, splits) {
@@ -219,7 +271,11 @@ fn deep_nesting_is_too_deep_not_a_stack_overflow() {
         "{\"a\":".repeat(n),
         "{\"a\":".repeat(n) + "1" + &"}".repeat(n),
         format!("{{\"type\":\"turn_done\",\"x\":{}", "[".repeat(n)),
-        format!("{{\"type\":\"tool_start\",\"turn_id\":1,\"args_summary\":{}{}}}", "[{\"k\":".repeat(n), "}]".repeat(n)),
+        format!(
+            "{{\"type\":\"tool_start\",\"turn_id\":1,\"args_summary\":{}{}}}",
+            "[{\"k\":".repeat(n),
+            "}]".repeat(n)
+        ),
     ];
     for text in &cases {
         let err = decode(text.as_bytes()).unwrap_err();

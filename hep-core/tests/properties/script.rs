@@ -23,11 +23,25 @@ pub(crate) enum Step {
     /// `message_start` with `"assistant"` (`None`) or another role (emits nothing).
     MessageStart(Option<String>),
     MessageDelta(String),
-    ToolStart { id: String, name: String, args: Map<String, Value> },
+    ToolStart {
+        id: String,
+        name: String,
+        args: Map<String, Value>,
+    },
     /// `tool_delta` for a call started earlier in the round (an empty update emits nothing).
-    ToolDelta { call: Index, update: String },
+    ToolDelta {
+        call: Index,
+        update: String,
+    },
     /// `liveness` for a call started earlier in the round.
-    Liveness { call: Index, name: String, action: LivenessAction, elapsed_ms: u64, output_bytes: Option<u64>, detail: Option<String> },
+    Liveness {
+        call: Index,
+        name: String,
+        action: LivenessAction,
+        elapsed_ms: u64,
+        output_bytes: Option<u64>,
+        detail: Option<String>,
+    },
     /// A compaction in the middle of a round (its `tokens_freed`).
     Compaction(u64),
 }
@@ -152,7 +166,16 @@ pub(crate) struct TurnExpect {
 
 impl TurnExpect {
     fn new(turn_id: u64) -> Self {
-        Self { turn_id, text: String::new(), end: None, message: None, error: None, usage: None, compactions: Vec::new(), tools: Vec::new() }
+        Self {
+            turn_id,
+            text: String::new(),
+            end: None,
+            message: None,
+            error: None,
+            usage: None,
+            compactions: Vec::new(),
+            tools: Vec::new(),
+        }
     }
 
     fn tool(&mut self, id: &str) -> Option<&mut ToolExpect> {
@@ -254,7 +277,11 @@ pub(crate) fn play(script: &Script) -> Result<Played, TestCaseError> {
                 }
                 Step::Liveness { call, name, action, elapsed_ms, output_bytes, detail } => {
                     let Some(id) = pick(&started, call) else { continue };
-                    put(&mut lines, w.liveness(id, name, *action, *elapsed_ms, *output_bytes, detail.as_deref()), true)?;
+                    put(
+                        &mut lines,
+                        w.liveness(id, name, *action, *elapsed_ms, *output_bytes, detail.as_deref()),
+                        true,
+                    )?;
                     if let Some(tool) = turn.tool(id) {
                         if *action != LivenessAction::Heartbeat {
                             tool.followups.push(action.as_str().to_owned());
@@ -279,10 +306,8 @@ pub(crate) fn play(script: &Script) -> Result<Played, TestCaseError> {
                     let name = turn.tool(id).map(|t| t.name.clone()).unwrap_or_default();
                     outcomes.push((id.to_owned(), name, *ok, text.as_str()));
                 }
-                let outcomes_ref: Vec<ToolOutcome<'_>> = outcomes
-                    .iter()
-                    .map(|(id, name, ok, text)| ToolOutcome { id, name, ok: *ok, text })
-                    .collect();
+                let outcomes_ref: Vec<ToolOutcome<'_>> =
+                    outcomes.iter().map(|(id, name, ok, text)| ToolOutcome { id, name, ok: *ok, text }).collect();
                 put(&mut lines, w.turn_done(&d.message, &outcomes_ref, d.usage, &d.stop_reason), true)?;
                 for o in &outcomes_ref {
                     if let Some(tool) = turn.tool(o.id) {

@@ -19,10 +19,45 @@ pub(crate) fn config(cases: u32) -> Config {
 /// Characters that stress the encoder and decoder: every kind of escape, JSON punctuation,
 /// the line separators, non-characters, BOM and astral characters (two UTF-16 units).
 const SPECIAL: &[char] = &[
-    '\0', '\u{1}', '\u{8}', '\t', '\n', '\u{b}', '\u{c}', '\r', '\u{1b}', '\u{1f}', ' ', '"', '\\', '/',
-    '\u{7f}', '\u{80}', '\u{a0}', 'é', '…', '\u{2028}', '\u{2029}', '\u{feff}', '\u{fffd}', '\u{ffff}',
-    '\u{d7ff}', '\u{e000}', '😀', '👩', '\u{200d}', '\u{10000}', '\u{10ffff}', '{', '}', '[', ']', ':',
-    ',', 'u', 'd',
+    '\0',
+    '\u{1}',
+    '\u{8}',
+    '\t',
+    '\n',
+    '\u{b}',
+    '\u{c}',
+    '\r',
+    '\u{1b}',
+    '\u{1f}',
+    ' ',
+    '"',
+    '\\',
+    '/',
+    '\u{7f}',
+    '\u{80}',
+    '\u{a0}',
+    'é',
+    '…',
+    '\u{2028}',
+    '\u{2029}',
+    '\u{feff}',
+    '\u{fffd}',
+    '\u{ffff}',
+    '\u{d7ff}',
+    '\u{e000}',
+    '😀',
+    '👩',
+    '\u{200d}',
+    '\u{10000}',
+    '\u{10ffff}',
+    '{',
+    '}',
+    '[',
+    ']',
+    ':',
+    ',',
+    'u',
+    'd',
 ];
 
 /// One character: special, anything, or plain ASCII.
@@ -59,20 +94,33 @@ pub(crate) fn long_text() -> impl Strategy<Value = String> + Clone {
 
 /// An integer field value: 0 to 2^53 - 1, with the edges well represented.
 pub(crate) fn int53() -> impl Strategy<Value = u64> + Clone {
-    prop_oneof![
-        Just(0u64),
-        Just(1u64),
-        Just(MAX_INT),
-        Just(MAX_INT - 1),
-        0u64..1000,
-        0u64..=MAX_INT,
-    ]
+    prop_oneof![Just(0u64), Just(1u64), Just(MAX_INT), Just(MAX_INT - 1), 0u64..1000, 0u64..=MAX_INT,]
 }
 
 /// Floats at the edges of the encoder's cases.
 const FLOAT_EDGES: &[f64] = &[
-    0.0, -0.0, 1.0, -1.0, 0.5, 0.300_000_000_000_000_04, 1e-6, 9.99e-7, 1e-7, 1.5e-7, 1e20, 1e21, 9.99e20, 1.5e21,
-    f64::MAX, f64::MIN, f64::MIN_POSITIVE, 5e-324, -5e-324, f64::EPSILON, 123_456.789, 9_007_199_254_740_992.0,
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    0.300_000_000_000_000_04,
+    1e-6,
+    9.99e-7,
+    1e-7,
+    1.5e-7,
+    1e20,
+    1e21,
+    9.99e20,
+    1.5e21,
+    f64::MAX,
+    f64::MIN,
+    f64::MIN_POSITIVE,
+    5e-324,
+    -5e-324,
+    f64::EPSILON,
+    123_456.789,
+    9_007_199_254_740_992.0,
 ];
 
 /// A finite `f64`: zero of both signs, tiny, huge, negative, subnormal, and the Dart
@@ -97,13 +145,15 @@ pub(crate) fn action() -> impl Strategy<Value = String> + Clone {
 
 /// One of the five v1 liveness actions.
 pub(crate) fn liveness_action() -> impl Strategy<Value = LivenessAction> + Clone {
-    prop::sample::select(&[
-        LivenessAction::Heartbeat,
-        LivenessAction::CancelRetry,
-        LivenessAction::BackgroundConvert,
-        LivenessAction::Escalate,
-        LivenessAction::Advisory,
-    ][..])
+    prop::sample::select(
+        &[
+            LivenessAction::Heartbeat,
+            LivenessAction::CancelRetry,
+            LivenessAction::BackgroundConvert,
+            LivenessAction::Escalate,
+            LivenessAction::Advisory,
+        ][..],
+    )
 }
 
 fn usage() -> impl Strategy<Value = Usage> {
@@ -121,16 +171,16 @@ fn tool_result() -> impl Strategy<Value = ToolResult> {
 pub(crate) fn known_frame() -> impl Strategy<Value = Frame> {
     let hep = prop_oneof![Just("v1".to_owned()), text()];
     Union::new(vec![
-        (hep, text(), text())
-            .prop_map(|(hep, fah, session)| Frame::HepHeader(HepHeader { hep, fah, session }))
-            .boxed(),
+        (hep, text(), text()).prop_map(|(hep, fah, session)| Frame::HepHeader(HepHeader { hep, fah, session })).boxed(),
         int53().prop_map(|turn_id| Frame::AgentStart(AgentStart { turn_id })).boxed(),
         (int53(), prop_oneof![Just("assistant".to_owned()), text()])
             .prop_map(|(turn_id, role)| Frame::MessageStart(MessageStart { turn_id, role }))
             .boxed(),
         (int53(), text()).prop_map(|(turn_id, delta)| Frame::MessageDelta(MessageDelta { turn_id, delta })).boxed(),
         (int53(), text(), text(), text())
-            .prop_map(|(turn_id, id, name, args_summary)| Frame::ToolStart(ToolStart { turn_id, id, name, args_summary }))
+            .prop_map(|(turn_id, id, name, args_summary)| {
+                Frame::ToolStart(ToolStart { turn_id, id, name, args_summary })
+            })
             .boxed(),
         (int53(), text(), text())
             .prop_map(|(turn_id, id, update)| Frame::ToolDelta(ToolDelta { turn_id, id, update }))

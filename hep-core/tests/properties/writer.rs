@@ -14,7 +14,13 @@ fn check_run(played: &Played, result: &RunResult) -> Result<(), TestCaseError> {
     prop_assert_eq!(run.answer.as_ref(), played.answer.as_ref());
     prop_assert_eq!(run.usage.input, played.usage.input);
     prop_assert_eq!(run.usage.output, played.usage.output);
-    prop_assert_eq!(run.usage.cost.to_bits(), played.usage.cost.to_bits(), "{} vs {}", run.usage.cost, played.usage.cost);
+    prop_assert_eq!(
+        run.usage.cost.to_bits(),
+        played.usage.cost.to_bits(),
+        "{} vs {}",
+        run.usage.cost,
+        played.usage.cost
+    );
     prop_assert_eq!(run.turns_dropped, 0);
     prop_assert_eq!(run.turns.len(), played.turns.len());
     prop_assert_eq!(run.frames, played.lines.len() as u64);
@@ -27,7 +33,10 @@ fn check_run(played: &Played, result: &RunResult) -> Result<(), TestCaseError> {
         prop_assert_eq!(got.end, want.end, "turn {}", want.turn_id);
         prop_assert_eq!(&got.message, &want.message, "turn {}", want.turn_id);
         prop_assert_eq!(&got.error, &want.error, "turn {}", want.turn_id);
-        prop_assert_eq!(got.usage.map(|u| (u.input, u.output, u.cost.to_bits())), want.usage.map(|u| (u.input, u.output, u.cost.to_bits())));
+        prop_assert_eq!(
+            got.usage.map(|u| (u.input, u.output, u.cost.to_bits())),
+            want.usage.map(|u| (u.input, u.output, u.cost.to_bits()))
+        );
         prop_assert_eq!(&got.compactions, &want.compactions, "turn {}", want.turn_id);
         prop_assert_eq!(got.tools.len(), want.tools.len(), "turn {}", want.turn_id);
         for (call, tool) in got.tools.iter().zip(&want.tools) {
