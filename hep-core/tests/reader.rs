@@ -17,9 +17,8 @@ impl Read for Pipe {
         if self.chunks.is_empty() {
             return Ok(0);
         }
-        let chunk = self.chunks.remove(0);
-        buf[..chunk.len()].copy_from_slice(chunk);
-        Ok(chunk.len())
+        let mut chunk = self.chunks.remove(0);
+        chunk.read(buf)
     }
 }
 
