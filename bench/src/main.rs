@@ -1,0 +1,171 @@
+//! `hep-bench`: hep-core's stream path and encoder, side by side with what a user would
+//! otherwise write with serde_json, over a seeded, deterministic corpus.
+//!
+//! Run with `cargo run --release -p hep-bench [-- --reps N --warmup N --scale X]`.
+//! See `bench/README.md` for what each row measures.
+
+mod cases;
+mod corpus;
+mod measure;
+mod mirror;
+mod report;
+mod rng;
+mod text;
+
+use cases::{Stage, Work};
+use corpus::{Corpus, DELTA_HEAVY, Profile, TOOL_HEAVY};
+use hep_core::Frame;
+use measure::{Case, Timing, measure};
+use report::Relative;
+use std::fmt;
+
+/// A failed check or workload: the benchmark stops rather than report a failure's speed.
+pub(crate) struct Failure(pub(crate) String);
+
+impl fmt::Debug for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<hep_core::Error> for Failure {
+    fn from(e: hep_core::Error) -> Self {
+        Self(format!("hep-core: {e}"))
+    }
+}
+
+impl From<serde_json::Error> for Failure {
+    fn from(e: serde_json::Error) -> Self {
+        Self(format!("serde_json: {e}"))
+    }
+}
+
+const CORE: &str = "a. core Stream::feed_into 64K + finish";
+const TYPED: &str = "b. lines + from_str typed serde enum";
+const VALUE: &str = "c. lines + from_str serde_json::Value";
+const ENCODE: &str = "d1. hep_core::encode";
+const TO_STRING: &str = "d2. serde_json::to_string typed enum";
+
+/// Command-line settings.
+#[derive(Debug, Clone, Copy)]
+struct Options {
+    reps: usize,
+    warmup: usize,
+    scale: f64,
+    /// Only cases whose name contains this (for profiling one case).
+    only: Option<&'static str>,
+    /// Only the corpus of this name.
+    corpus: Option<&'static str>,
+}
+
+fn options() -> Result<Options, Failure> {
+    let mut o = Options { reps: 7, warmup: 1, scale: 1.0, only: None, corpus: None };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or_else(|| Failure(format!("{flag} needs a value")))?;
+        let bad = |e: &dyn fmt::Display| Failure(format!("{flag} {value}: {e}"));
+        match flag.as_str() {
+            "--reps" => o.reps = value.parse().map_err(|e| bad(&e))?,
+            "--warmup" => o.warmup = value.parse().map_err(|e| bad(&e))?,
+            "--scale" => o.scale = value.parse().map_err(|e| bad(&e))?,
+            "--only" => o.only = Some(value.leak()),
+            "--corpus" => o.corpus = Some(value.leak()),
+            _ => {
+                let known = "--reps N, --warmup N, --scale X, --only CASE-SUBSTRING, --corpus NAME";
+                return Err(Failure(format!("unknown option {flag} (known: {known})")));
+            }
+        }
+    }
+    o.reps = o.reps.max(1);
+    Ok(o)
+}
+
+/// Tool results the writer cut at the 2000-unit cap.
+fn capped(frames: &[Frame]) -> u64 {
+    let results = frames.iter().filter_map(|f| match f {
+        Frame::TurnDone(d) => Some(&d.tool_results),
+        _ => None,
+    });
+    results.flatten().filter(|r| r.text.ends_with(" chars)") && r.text.contains("…(+")).count() as u64
+}
+
+fn main() -> Result<(), Failure> {
+    let o = options()?;
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    println!(
+        "hep-bench: {} warm-up + {} timed runs per case (median reported), {cores} cores, scale {}",
+        o.warmup, o.reps, o.scale
+    );
+    println!("MB = 10^6 bytes of input (parsers) or output (encoders)");
+    println!("core/row = core speed over the row's speed = row time / core time (> 1.00x: the core is faster)\n");
+    let mut verdicts = Vec::new();
+    for profile in [DELTA_HEAVY, TOOL_HEAVY].iter().filter(|p| o.corpus.is_none_or(|c| c == p.name)) {
+        verdicts.extend(bench_corpus(profile, o)?);
+    }
+    println!("\nsummary");
+    for (label, ratio, target) in &verdicts {
+        let met = if ratio >= target { "MET" } else { "MISSED" };
+        println!("  {label:<52} {ratio:>5.2}x  (target >= {target:.1}x) {met}");
+    }
+    Ok(())
+}
+
+/// Generates, checks and measures one corpus; returns the targets it was judged against.
+fn bench_corpus(profile: &Profile, o: Options) -> Result<Vec<(String, f64, f64)>, Failure> {
+    let corpus = corpus::generate(profile, o.scale)?;
+    let (frames, serde_frames, identical) = cases::decode_all(&corpus)?;
+    println!();
+    report::corpus(&corpus, &frames, capped(&frames), identical);
+    let n = corpus.frames;
+    let c = &corpus;
+    let mut list = vec![
+        case(CORE, n, move || cases::core_stream(c)),
+        case(TYPED, n, move || cases::serde_typed(c)),
+        case(VALUE, n, move || cases::serde_value(c)),
+        case(ENCODE, n, || cases::core_encode(&frames)),
+        case(TO_STRING, n, || cases::serde_encode(&serde_frames)),
+    ];
+    list.retain(|c| o.only.is_none_or(|w| c.name.contains(w)));
+    let rows = measure(&mut list, o.warmup, o.reps)?;
+    let pick = |names: &[&str]| -> Vec<Timing> { rows.iter().filter(|r| names.contains(&r.name)).cloned().collect() };
+    report::table(&format!("{} — parsing", corpus.name), &pick(&[CORE, TYPED, VALUE]), Relative::Speed(CORE));
+    report::table(&format!("{} — encoding", corpus.name), &pick(&[ENCODE, TO_STRING]), Relative::Speed(ENCODE));
+    println!("  ratios (core speed / alternative speed = alternative time / core time):");
+    let stream_target = (profile.name == DELTA_HEAVY.name).then_some(1.5);
+    let mut verdicts = Vec::new();
+    let mut judge = |label: &str, fast, slow, target: Option<f64>| {
+        if let (Some(r), Some(t)) = (report::ratio(label, &rows, fast, slow, target), target) {
+            verdicts.push((format!("{}: {label}", corpus.name), r, t));
+        }
+    };
+    judge("core stream path / serde typed enum", CORE, TYPED, stream_target);
+    judge("core stream path / serde_json::Value", CORE, VALUE, None);
+    judge("hep_core::encode / serde_json::to_string", ENCODE, TO_STRING, Some(1.3));
+    if profile.name == DELTA_HEAVY.name {
+        breakdown(c, o)?;
+    }
+    Ok(verdicts)
+}
+
+fn case<'a>(name: &'static str, frames: u64, run: impl FnMut() -> Result<Work, Failure> + 'a) -> Case<'a> {
+    Case { name, frames, run: Box::new(run) }
+}
+
+/// Where the stream path's time goes: its stages timed cumulatively.
+fn breakdown(c: &Corpus, o: Options) -> Result<Vec<Timing>, Failure> {
+    let n = c.frames;
+    let mut list = vec![
+        case("split (LineSplitter)", n, move || cases::stage(c, Stage::Split)),
+        case("split + decode", n, move || cases::stage(c, Stage::Decode)),
+        case("split + decode + validate + reduce", n, move || cases::stage(c, Stage::Reduce)),
+        case("full Stream::feed_into + finish", n, move || cases::core_stream(c)),
+    ];
+    list.retain(|c| o.only.is_none_or(|w| c.name.contains(w)));
+    if list.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows = measure(&mut list, o.warmup, o.reps)?;
+    let title = format!("{} — stream path breakdown (cumulative stages)", c.name);
+    report::table(&title, &rows, Relative::Share("full Stream::feed_into + finish"));
+    Ok(rows)
+}
