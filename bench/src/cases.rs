@@ -22,23 +22,25 @@ pub(crate) struct Work {
     pub(crate) bytes: u64,
 }
 
-/// a. `Stream::feed_into` over 64 KiB chunks, then `finish(Some(0))`: split, decode, validate, reduce.
+/// a. `Stream::feed_with` over 64 KiB chunks, then `finish(Some(0))`: split, decode, validate, reduce.
 pub(crate) fn core_stream(corpus: &Corpus) -> Result<Work, Failure> {
     let mut frames = 0;
-    let mut events = Vec::new();
+    let mut unexpected = None;
     for bytes in &corpus.streams {
         let mut stream = Stream::new(StreamOptions::default());
         for chunk in bytes.chunks(CHUNK) {
-            stream.feed_into(chunk, &mut events);
-            for event in events.drain(..) {
-                match event {
-                    Event::Frame(received) => {
-                        frames += 1;
-                        black_box(&received);
-                    }
-                    other => return Err(Failure(format!("{}: unexpected event {other:?}", corpus.name))),
+            stream.feed_with(chunk, |event| match event {
+                Event::Frame(received) => {
+                    frames += 1;
+                    black_box(&received);
                 }
-            }
+                other => {
+                    unexpected.get_or_insert(other);
+                }
+            });
+        }
+        if let Some(other) = unexpected.take() {
+            return Err(Failure(format!("{}: unexpected event {other:?}", corpus.name)));
         }
         let result = stream.finish(Some(0));
         let clean = result.conforms && result.violation_count == 0 && result.skipped_count == 0;
@@ -141,7 +143,7 @@ pub(crate) fn stage(corpus: &Corpus, stage: Stage) -> Result<Work, Failure> {
         let mut validator = Validator::new();
         let mut run = Run::new(Limits::default());
         let mut on_line = |line: Line<'_>| {
-            let Line::Complete { number, bytes } = line else {
+            let Line::Complete { number, bytes, .. } = line else {
                 failure.get_or_insert_with(|| format!("{}: skipped line {line:?}", corpus.name));
                 return;
             };

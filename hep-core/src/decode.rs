@@ -7,13 +7,23 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::frame::*;
 use crate::json::{self, Member, Val};
+use crate::shaped::decode_shaped;
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
 
 /// Decodes one line (without its `\n`) into a frame. Errors carry the column; the caller
 /// places them on a line with [`Error::at_line`].
 pub fn decode(line: &[u8]) -> Result<Frame> {
-    let text = utf8(line)?;
+    decode_str(utf8(line)?)
+}
+
+/// Decodes one line already known to be UTF-8 (see [`decode`]).
+pub(crate) fn decode_str(text: &str) -> Result<Frame> {
+    decode_shaped(text).map_or_else(|| decode_general(text), Ok)
+}
+
+/// Decodes any JSON object line: fields in any order, whitespace, unknown fields.
+pub(crate) fn decode_general(text: &str) -> Result<Frame> {
     let (start, val) = json::parse(text)?;
     let Val::Obj(members) = val else {
         return Err(json::error_at(
@@ -52,13 +62,15 @@ pub fn parse_args(text: &str) -> Result<Map<String, Value>> {
     }
 }
 
-fn utf8(line: &[u8]) -> Result<&str> {
-    std::str::from_utf8(line).map_err(|e| {
-        let pos = e.valid_up_to();
-        let valid = std::str::from_utf8(line.get(..pos).unwrap_or_default()).unwrap_or_default();
-        let (column, excerpt) = json::locate(valid, pos);
-        Error::new(ErrorKind::InvalidUtf8, format!("invalid UTF-8 at byte {}", pos + 1)).at_column(column, excerpt)
-    })
+/// `line` as UTF-8, or an `invalid_utf8` error at the first bad byte.
+pub(crate) fn utf8(line: &[u8]) -> Result<&str> {
+    if let Ok(text) = simdutf8::basic::from_utf8(line) {
+        return Ok(text);
+    }
+    let pos = std::str::from_utf8(line).err().map_or(0, |e| e.valid_up_to());
+    let valid = std::str::from_utf8(line.get(..pos).unwrap_or_default()).unwrap_or_default();
+    let (column, excerpt) = json::locate(valid, pos);
+    Err(Error::new(ErrorKind::InvalidUtf8, format!("invalid UTF-8 at byte {}", pos + 1)).at_column(column, excerpt))
 }
 
 fn to_value(val: Val<'_>) -> Value {

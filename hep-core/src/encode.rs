@@ -3,6 +3,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::frame::{Frame, ToolResult, Usage};
+use crate::scan::find_special;
 use serde_json::Value;
 
 /// Encodes `frame` as one line of HEP, without the trailing `\n`.
@@ -10,80 +11,109 @@ use serde_json::Value;
 /// Unknown frames are written back verbatim. Fails only for a non-finite `cost`
 /// (the reference cannot write one either).
 pub fn encode(frame: &Frame) -> Result<String> {
-    let mut out = String::with_capacity(96);
+    let mut out = String::with_capacity(size_hint(frame));
     encode_into(frame, &mut out)?;
     Ok(out)
 }
 
+/// A close upper estimate of the encoded length of `frame` when nothing needs escaping.
+fn size_hint(frame: &Frame) -> usize {
+    let text = match frame {
+        Frame::HepHeader(f) => f.hep.len() + f.fah.len() + f.session.len(),
+        Frame::MessageStart(f) => f.role.len(),
+        Frame::MessageDelta(f) => f.delta.len(),
+        Frame::ToolStart(f) => f.id.len() + f.name.len() + f.args_summary.len(),
+        Frame::ToolDelta(f) => f.id.len() + f.update.len(),
+        Frame::ToolLiveness(f) => {
+            f.id.len() + f.name.len() + f.action.len() + f.detail.as_ref().map_or(0, String::len) + 40
+        }
+        Frame::TurnDone(f) => {
+            let results: usize = f.tool_results.iter().map(|r| r.id.len() + r.name.len() + r.text.len() + 40).sum();
+            f.message.len() + results + f.stop_reason.len() + 80
+        }
+        Frame::TurnError(f) => f.error.len(),
+        Frame::Unknown(u) => u.raw.len(),
+        Frame::AgentStart(_) | Frame::Cancelled(_) | Frame::CompactionStart(_) | Frame::CompactionEnd(_) => 16,
+    };
+    text + 64
+}
+
+/// `,"<key>":`, the separator and key before every field but `type`.
+macro_rules! key {
+    ($name:literal) => {
+        concat!(",\"", $name, "\":")
+    };
+}
+
 /// Appends the encoding of `frame` to `out` (see [`encode`]).
 pub fn encode_into(frame: &Frame, out: &mut String) -> Result<()> {
-    let mut o = Obj::open(out, frame.frame_type());
+    if let Frame::Unknown(u) = frame {
+        out.push_str(&u.raw);
+        return Ok(());
+    }
+    out.push_str("{\"type\":\"");
+    out.push_str(frame.frame_type());
+    out.push('"');
+    let o = &mut Obj(out);
     match frame {
         Frame::HepHeader(f) => {
-            o.str("hep", &f.hep).str("fah", &f.fah).str("session", &f.session);
+            o.str(key!("hep"), &f.hep).str(key!("fah"), &f.fah).str(key!("session"), &f.session);
         }
         Frame::AgentStart(f) => {
-            o.int("turn_id", f.turn_id);
+            o.int(key!("turn_id"), f.turn_id);
         }
         Frame::MessageStart(f) => {
-            o.int("turn_id", f.turn_id).str("role", &f.role);
+            o.int(key!("turn_id"), f.turn_id).str(key!("role"), &f.role);
         }
         Frame::MessageDelta(f) => {
-            o.int("turn_id", f.turn_id).str("delta", &f.delta);
+            o.int(key!("turn_id"), f.turn_id).str(key!("delta"), &f.delta);
         }
         Frame::ToolStart(f) => {
-            o.int("turn_id", f.turn_id).str("id", &f.id).str("name", &f.name);
-            o.str("args_summary", &f.args_summary);
+            o.int(key!("turn_id"), f.turn_id).str(key!("id"), &f.id).str(key!("name"), &f.name);
+            o.str(key!("args_summary"), &f.args_summary);
         }
         Frame::ToolDelta(f) => {
-            o.int("turn_id", f.turn_id).str("id", &f.id).str("update", &f.update);
+            o.int(key!("turn_id"), f.turn_id).str(key!("id"), &f.id).str(key!("update"), &f.update);
         }
         Frame::ToolLiveness(f) => {
-            o.int("turn_id", f.turn_id).str("id", &f.id).str("name", &f.name);
-            o.str("action", &f.action).int("elapsed_ms", f.elapsed_ms);
+            o.int(key!("turn_id"), f.turn_id).str(key!("id"), &f.id).str(key!("name"), &f.name);
+            o.str(key!("action"), &f.action).int(key!("elapsed_ms"), f.elapsed_ms);
             if let Some(bytes) = f.output_bytes {
-                o.int("output_bytes", bytes);
+                o.int(key!("output_bytes"), bytes);
             }
             if let Some(detail) = f.detail.as_deref().filter(|d| !d.is_empty()) {
-                o.str("detail", detail);
+                o.str(key!("detail"), detail);
             }
         }
         Frame::TurnDone(f) => {
-            o.int("turn_id", f.turn_id).str("message", &f.message);
-            o.key("tool_results");
-            write_tool_results(o.out, &f.tool_results);
-            o.key("usage");
-            write_usage(o.out, &f.usage)?;
-            o.str("stop_reason", &f.stop_reason);
+            o.int(key!("turn_id"), f.turn_id).str(key!("message"), &f.message);
+            o.0.push_str(key!("tool_results"));
+            write_tool_results(o.0, &f.tool_results);
+            o.0.push_str(key!("usage"));
+            write_usage(o.0, &f.usage)?;
+            o.str(key!("stop_reason"), &f.stop_reason);
         }
         Frame::TurnError(f) => {
-            o.int("turn_id", f.turn_id).str("error", &f.error).bool("fatal", f.fatal);
+            o.int(key!("turn_id"), f.turn_id).str(key!("error"), &f.error).bool(key!("fatal"), f.fatal);
         }
         Frame::Cancelled(f) | Frame::CompactionStart(f) => {
-            o.int("turn_id", f.turn_id);
+            o.int(key!("turn_id"), f.turn_id);
         }
         Frame::CompactionEnd(f) => {
-            o.int("turn_id", f.turn_id).int("tokens_freed", f.tokens_freed);
+            o.int(key!("turn_id"), f.turn_id).int(key!("tokens_freed"), f.tokens_freed);
         }
-        Frame::Unknown(u) => {
-            o.out.truncate(o.start);
-            o.out.push_str(&u.raw);
-            return Ok(());
-        }
+        Frame::Unknown(_) => {}
     }
-    o.out.push('}');
+    o.0.push('}');
     Ok(())
 }
 
 fn write_tool_results(out: &mut String, results: &[ToolResult]) {
     out.push('[');
     for (i, r) in results.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str("{\"id\":");
+        out.push_str(if i > 0 { ",{\"id\":" } else { "{\"id\":" });
         write_str(out, &r.id);
-        out.push_str(",\"name\":");
+        out.push_str(key!("name"));
         write_str(out, &r.name);
         out.push_str(if r.ok { ",\"ok\":true,\"text\":" } else { ",\"ok\":false,\"text\":" });
         write_str(out, &r.text);
@@ -95,106 +125,79 @@ fn write_tool_results(out: &mut String, results: &[ToolResult]) {
 fn write_usage(out: &mut String, usage: &Usage) -> Result<()> {
     out.push_str("{\"input\":");
     write_int(out, usage.input);
-    out.push_str(",\"output\":");
+    out.push_str(key!("output"));
     write_int(out, usage.output);
-    out.push_str(",\"cost\":");
+    out.push_str(key!("cost"));
     write_f64(out, usage.cost)?;
     out.push('}');
     Ok(())
 }
 
-/// Writes the keys of one frame object in order.
-struct Obj<'a> {
-    out: &'a mut String,
-    start: usize,
-}
+/// Writes the fields of one frame object, each given with its `key!` prefix.
+struct Obj<'a>(&'a mut String);
 
-impl<'a> Obj<'a> {
-    fn open(out: &'a mut String, frame_type: &str) -> Self {
-        let start = out.len();
-        out.push_str("{\"type\":");
-        write_str(out, frame_type);
-        Self { out, start }
-    }
-
-    fn key(&mut self, key: &str) -> &mut Self {
-        self.out.push_str(",\"");
-        self.out.push_str(key);
-        self.out.push_str("\":");
-        self
-    }
-
+impl Obj<'_> {
     fn str(&mut self, key: &str, value: &str) -> &mut Self {
-        self.key(key);
-        write_str(self.out, value);
+        self.0.push_str(key);
+        write_str(self.0, value);
         self
     }
 
     fn int(&mut self, key: &str, value: u64) -> &mut Self {
-        self.key(key);
-        write_int(self.out, value);
+        self.0.push_str(key);
+        write_int(self.0, value);
         self
     }
 
     fn bool(&mut self, key: &str, value: bool) -> &mut Self {
-        self.key(key);
-        self.out.push_str(if value { "true" } else { "false" });
+        self.0.push_str(key);
+        self.0.push_str(if value { "true" } else { "false" });
         self
     }
 }
 
 fn write_int(out: &mut String, value: u64) {
-    let mut buf = [0u8; 20];
-    let mut n = value;
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        if let Some(slot) = buf.get_mut(i) {
-            *slot = b'0' + (n % 10) as u8;
-        }
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    if let Some(digits) = buf.get(i..).and_then(|d| std::str::from_utf8(d).ok()) {
-        out.push_str(digits);
-    }
+    out.push_str(itoa::Buffer::new().format(value));
 }
 
 /// Writes `s` as a JSON string with the reference's escaping: `"` and `\` escaped,
 /// `\b \t \n \f \r` for those controls, `\u00xx` (lowercase) for the other controls,
 /// everything else raw.
 pub fn write_str(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('"');
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(s.get(start..i).unwrap_or_default());
-        if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push_str("\\u00");
-            for nibble in [b >> 4, b & 0xf] {
-                out.push(char::from(HEX.get(usize::from(nibble)).copied().unwrap_or(b'0')));
-            }
-        } else {
-            out.push_str(escape);
+    let mut rest = s;
+    while let Some(at) = find_special(rest.as_bytes()) {
+        let (plain, tail) = rest.split_at(at);
+        out.push_str(plain);
+        let mut chars = tail.chars();
+        if let Some(c) = chars.next() {
+            write_escape(out, c);
         }
-        start = i + 1;
+        rest = chars.as_str();
     }
-    out.push_str(s.get(start..).unwrap_or_default());
+    out.push_str(rest);
     out.push('"');
+}
+
+fn write_escape(out: &mut String, c: char) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    match c {
+        '"' => out.push_str("\\\""),
+        '\\' => out.push_str("\\\\"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        '\u{8}' => out.push_str("\\b"),
+        '\u{c}' => out.push_str("\\f"),
+        _ => {
+            out.push_str("\\u00");
+            let b = c as u32;
+            for nibble in [(b >> 4) & 0xf, b & 0xf] {
+                out.push(char::from(HEX.get(nibble as usize).copied().unwrap_or(b'0')));
+            }
+        }
+    }
 }
 
 /// Writes `value` the way Dart's `double.toString()` does: shortest round-trip digits,

@@ -2,7 +2,7 @@
 //! decoding, positions kept for error reports, `\udxxx` lone surrogates read as U+FFFD.
 
 use crate::error::{Error, ErrorKind, Result};
-use memchr::memchr2;
+use crate::scan::find_special;
 use std::borrow::Cow;
 
 /// Deepest nesting of arrays and objects accepted in one line.
@@ -48,7 +48,7 @@ impl Val<'_> {
 
 /// Parses `src` as exactly one JSON value surrounded by optional whitespace.
 pub(crate) fn parse(src: &str) -> Result<(usize, Val<'_>)> {
-    let mut p = Parser { src, pos: 0, depth: 0 };
+    let mut p = Parser::new(src);
     p.skip_ws();
     let start = p.pos;
     let val = p.value()?;
@@ -79,18 +79,38 @@ pub(crate) fn error_at(src: &str, pos: usize, kind: ErrorKind, message: impl Int
     Error::new(kind, message).at_column(column, excerpt)
 }
 
-struct Parser<'a> {
+/// A cursor over one line; `pos` is a byte offset into `src`.
+pub(crate) struct Parser<'a> {
     src: &'a str,
     pos: usize,
     depth: usize,
 }
 
 impl<'a> Parser<'a> {
+    /// A cursor at the start of `src`.
+    pub(crate) fn new(src: &'a str) -> Self {
+        Self { src, pos: 0, depth: 0 }
+    }
+
+    /// True when the cursor is past the last byte.
+    pub(crate) fn at_end(&self) -> bool {
+        self.pos >= self.src.len()
+    }
+
+    /// Advances over `expected` if the input continues with exactly those bytes.
+    pub(crate) fn eat(&mut self, expected: &[u8]) -> bool {
+        let found = self.bytes().get(self.pos..self.pos + expected.len()) == Some(expected);
+        if found {
+            self.pos += expected.len();
+        }
+        found
+    }
+
     fn bytes(&self) -> &'a [u8] {
         self.src.as_bytes()
     }
 
-    fn peek(&self) -> Option<u8> {
+    pub(crate) fn peek(&self) -> Option<u8> {
         self.bytes().get(self.pos).copied()
     }
 
@@ -206,6 +226,19 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Reads a plain non-negative integer: no sign, fraction, exponent or leading zero,
+    /// and no overflow of `u64`; `None` otherwise.
+    pub(crate) fn plain_uint(&mut self) -> Option<u64> {
+        let start = self.pos;
+        let count = self.digits();
+        let digits = self.bytes().get(start..self.pos).unwrap_or_default();
+        let leading_zero = count > 1 && digits.first() == Some(&b'0');
+        if count == 0 || leading_zero || matches!(self.peek(), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        digits.iter().try_fold(0u64, |acc, d| acc.checked_mul(10)?.checked_add(u64::from(d - b'0')))
+    }
+
     fn digits(&mut self) -> usize {
         let start = self.pos;
         while let Some(b'0'..=b'9') = self.peek() {
@@ -214,7 +247,7 @@ impl<'a> Parser<'a> {
         self.pos - start
     }
 
-    fn number(&mut self) -> Result<Val<'a>> {
+    pub(crate) fn number(&mut self) -> Result<Val<'a>> {
         let start = self.pos;
         if self.peek() == Some(b'-') {
             self.pos += 1;
@@ -255,16 +288,16 @@ impl<'a> Parser<'a> {
     fn plain_run(&mut self) -> Result<&'a str> {
         let start = self.pos;
         let rest = self.bytes().get(start..).unwrap_or_default();
-        let stop = memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-        if let Some(bad) = rest.get(..stop).unwrap_or_default().iter().position(|&b| b < 0x20) {
-            self.pos = start + bad;
+        let stop = find_special(rest).unwrap_or(rest.len());
+        self.pos = start + stop;
+        if self.peek().is_some_and(|b| b < 0x20) {
             return Err(self.err(ErrorKind::Syntax, "control character inside a string"));
         }
-        self.pos = start + stop;
         Ok(self.src.get(start..self.pos).unwrap_or_default())
     }
 
-    fn string(&mut self) -> Result<Cow<'a, str>> {
+    /// Reads a string starting at its opening quote.
+    pub(crate) fn string(&mut self) -> Result<Cow<'a, str>> {
         self.pos += 1;
         let plain = self.plain_run()?;
         if self.peek() == Some(b'"') {

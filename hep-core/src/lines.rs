@@ -5,7 +5,7 @@
 //! is delivered normally; a partial last line is reported as truncated.
 
 use crate::error::{Error, ErrorKind};
-use memchr::memchr;
+use memchr::{memchr, memrchr};
 
 /// Default maximum line length: 16 MiB.
 pub const DEFAULT_MAX_LINE: usize = 16 << 20;
@@ -19,6 +19,8 @@ pub enum Line<'a> {
         number: u64,
         /// The line's bytes.
         bytes: &'a [u8],
+        /// The same line as text, when the framer already knows it is valid UTF-8.
+        text: Option<&'a str>,
     },
     /// A line that was skipped: too long, or cut off by the end of the stream.
     Skipped(Error),
@@ -53,10 +55,30 @@ impl LineSplitter {
     }
 
     /// Splits `bytes`, calling `on_line` for each line they complete.
-    pub fn push(&mut self, mut bytes: &[u8], mut on_line: impl FnMut(Line<'_>)) {
+    ///
+    /// The stretch of `bytes` holding whole lines is checked for UTF-8 once, so that its
+    /// lines arrive with their `text` (a line continued from an earlier push arrives
+    /// without it).
+    pub fn push(&mut self, bytes: &[u8], mut on_line: impl FnMut(Line<'_>)) {
+        let pending = !self.partial.is_empty() || self.overflow.is_some();
+        let first = if pending { memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1) } else { 0 };
+        let last = memrchr(b'\n', bytes).map_or(0, |i| i + 1).max(first);
+        let (head, rest) = bytes.split_at(first);
+        let (whole, tail) = rest.split_at(last - first);
+        self.split(head, None, &mut on_line);
+        self.split(whole, simdutf8::basic::from_utf8(whole).ok(), &mut on_line);
+        self.split(tail, None, &mut on_line);
+    }
+
+    /// Splits `bytes` (whose text is `text`, when known) on `\n`, holding what follows the
+    /// last one.
+    fn split(&mut self, mut bytes: &[u8], text: Option<&str>, on_line: &mut impl FnMut(Line<'_>)) {
+        let mut offset = 0;
         while let Some(nl) = memchr(b'\n', bytes) {
             let (head, rest) = bytes.split_at(nl);
+            let head_text = text.and_then(|t| t.get(offset..offset + nl));
             bytes = rest.get(1..).unwrap_or_default();
+            offset += nl + 1;
             self.line += 1;
             if let Some((dropped, cr)) = self.overflow.take() {
                 let cr = head.last().map_or(cr, |b| *b == b'\r');
@@ -64,11 +86,11 @@ impl LineSplitter {
                 continue;
             }
             if self.partial.is_empty() {
-                self.deliver(head, &mut on_line);
+                self.deliver(head, head_text, on_line);
             } else {
                 let mut whole = std::mem::take(&mut self.partial);
                 whole.extend_from_slice(head);
-                self.deliver(&whole, &mut on_line);
+                self.deliver(&whole, None, on_line);
                 whole.clear();
                 self.partial = whole;
             }
@@ -91,12 +113,13 @@ impl LineSplitter {
         }
     }
 
-    fn deliver(&self, line: &[u8], on_line: &mut impl FnMut(Line<'_>)) {
+    fn deliver(&self, line: &[u8], text: Option<&str>, on_line: &mut impl FnMut(Line<'_>)) {
         let bytes = line.strip_suffix(b"\r").unwrap_or(line);
         if bytes.len() > self.max_line {
             on_line(Line::Skipped(self.too_long(bytes.len() as u64)));
         } else {
-            on_line(Line::Complete { number: self.line, bytes });
+            let text = text.map(|t| t.strip_suffix('\r').unwrap_or(t));
+            on_line(Line::Complete { number: self.line, bytes, text });
         }
     }
 
@@ -133,7 +156,7 @@ mod tests {
         let mut out = Vec::new();
         let mut record = |l: Line<'_>| {
             out.push(match l {
-                Line::Complete { number, bytes } => format!("{number}:{}", String::from_utf8_lossy(bytes)),
+                Line::Complete { number, bytes, .. } => format!("{number}:{}", String::from_utf8_lossy(bytes)),
                 Line::Skipped(e) => format!("{}:{}", e.line(), e.kind()),
             })
         };

@@ -36,7 +36,7 @@ impl<R: BufRead> Reader<R> {
     }
 
     /// Ends reading and returns the run's result for the harness's `exit_code`.
-    pub fn finish(mut self, exit_code: Option<i32>) -> RunResult {
+    pub fn finish(self, exit_code: Option<i32>) -> RunResult {
         self.stream.finish(exit_code)
     }
 

@@ -348,8 +348,10 @@ pub struct RunResult {
     pub reasons: Vec<String>,
     /// The exit code the verdict was given with.
     pub exit_code: Option<i32>,
-    /// No error-severity violation and no skipped line.
+    /// No error-severity violation, no skipped line, not halted.
     pub conforms: bool,
+    /// The error that halted the stream (strict mode, or a refused protocol version).
+    pub halted: Option<Error>,
     /// The reduced run.
     pub run: Run,
     /// Violations (the first [`Limits::max_reports`]).

@@ -3,7 +3,7 @@
 //! [`Stream::feed`] takes bytes as they arrive and returns what they complete;
 //! [`Stream::finish`] takes the exit code and returns the [`RunResult`].
 
-use crate::decode::decode;
+use crate::decode::{decode_str, utf8};
 use crate::error::{Error, ErrorKind};
 use crate::frame::Frame;
 use crate::lines::{DEFAULT_MAX_LINE, Line, LineSplitter};
@@ -122,11 +122,17 @@ impl Stream {
 
     /// Feeds `bytes`, appending the events they complete to `out`.
     pub fn feed_into(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
+        self.feed_with(bytes, |event| out.push(event));
+    }
+
+    /// Feeds `bytes`, handing each event they complete to `on_event` as soon as it exists
+    /// (the fastest way to read: nothing is batched).
+    pub fn feed_with(&mut self, bytes: &[u8], mut on_event: impl FnMut(Event)) {
         if self.halted.is_some() || self.input_done {
             return;
         }
         let mut lines = std::mem::take(&mut self.lines);
-        lines.push(bytes, |line| self.line(line, out));
+        lines.push(bytes, |line| self.line(line, &mut on_event));
         self.lines = lines;
     }
 
@@ -135,7 +141,7 @@ impl Stream {
         let mut out = Vec::new();
         if self.halted.is_none() && !self.input_done {
             let mut lines = std::mem::take(&mut self.lines);
-            lines.finish(|line| self.line(line, &mut out));
+            lines.finish(|line| self.line(line, &mut |event| out.push(event)));
             self.lines = lines;
         }
         self.input_done = true;
@@ -143,8 +149,9 @@ impl Stream {
     }
 
     /// Ends the stream and returns the run's result, given the harness's exit code
-    /// (`None` when unknown, e.g. reading a saved file). Ends input if not done yet.
-    pub fn finish(&mut self, exit_code: Option<i32>) -> RunResult {
+    /// (`None` when unknown, e.g. reading a saved file). Ends input if not done yet;
+    /// what the truncated last line, if any, produced is in the result.
+    pub fn finish(mut self, exit_code: Option<i32>) -> RunResult {
         self.end_input();
         if self.halted.is_none() {
             let mut found = Vec::new();
@@ -166,32 +173,33 @@ impl Stream {
             reasons,
             exit_code,
             conforms: self.halted.is_none() && self.skipped_count == 0 && self.error_violations == 0,
-            run: self.run.clone(),
-            violations: self.violations.clone(),
+            halted: self.halted,
+            run: self.run,
+            violations: self.violations,
             violation_count: self.violation_count,
-            skipped: self.skipped.clone(),
+            skipped: self.skipped,
             skipped_count: self.skipped_count,
             lines: self.lines_read,
         }
     }
 
-    fn line(&mut self, line: Line<'_>, out: &mut Vec<Event>) {
+    fn line(&mut self, line: Line<'_>, out: &mut impl FnMut(Event)) {
         if self.halted.is_some() {
             return;
         }
         self.lines_read += 1;
-        let (number, bytes) = match line {
-            Line::Complete { number, bytes } => (number, bytes),
+        let (number, bytes, text) = match line {
+            Line::Complete { number, bytes, text } => (number, bytes, text),
             Line::Skipped(err) => return self.skip(err, out),
         };
-        let frame = match decode(bytes) {
-            Ok(frame) => frame,
+        let decoded = text.map_or_else(|| utf8(bytes), Ok).and_then(|text| Ok((text, decode_str(text)?)));
+        let (text, frame) = match decoded {
+            Ok(decoded) => decoded,
             Err(err) => return self.skip(err.at_line(number), out),
         };
         self.validator.check(number, &frame, &mut self.scratch);
         self.run.apply(&frame);
-        let raw = String::from_utf8_lossy(bytes).into_owned();
-        out.push(Event::Frame(Received { line: number, raw, frame }));
+        out(Event::Frame(Received { line: number, raw: text.to_owned(), frame }));
         let mut found = std::mem::take(&mut self.scratch);
         for v in found.drain(..) {
             let halt = match v.code {
@@ -201,7 +209,7 @@ impl Stream {
             };
             let error = halt.map(|kind| Error::new(kind, format!("{}: {}", v.code, v.message)).at_line(number));
             self.record_violation(v.clone());
-            out.push(Event::Violation(v));
+            out(Event::Violation(v));
             if let Some(error) = error {
                 self.halt(error, out);
                 break;
@@ -210,7 +218,7 @@ impl Stream {
         self.scratch = found;
     }
 
-    fn skip(&mut self, err: Error, out: &mut Vec<Event>) {
+    fn skip(&mut self, err: Error, out: &mut impl FnMut(Event)) {
         self.validator.skipped_line(err.line());
         self.skipped_count += 1;
         if err.kind() != ErrorKind::Truncated {
@@ -220,16 +228,16 @@ impl Stream {
             self.skipped.push(err.clone());
         }
         if self.options.strict {
-            out.push(Event::Skipped(err.clone()));
+            out(Event::Skipped(err.clone()));
             self.halt(err, out);
         } else {
-            out.push(Event::Skipped(err));
+            out(Event::Skipped(err));
         }
     }
 
-    fn halt(&mut self, err: Error, out: &mut Vec<Event>) {
+    fn halt(&mut self, err: Error, out: &mut impl FnMut(Event)) {
         self.halted = Some(err.clone());
-        out.push(Event::Halted(err));
+        out(Event::Halted(err));
     }
 
     fn record_violation(&mut self, v: Violation) {

@@ -116,7 +116,7 @@ fn outcome(input: &[u8], chunk: usize, options: StreamOptions, exit_code: Option
         .collect();
     let skipped: Vec<Value> =
         result.skipped.iter().map(|e| json!({"line": e.line(), "kind": e.kind().as_str()})).collect();
-    let halted = stream.halted().map(|e| json!({"kind": e.kind().as_str(), "line": e.line()}));
+    let halted = result.halted.as_ref().map(|e| json!({"kind": e.kind().as_str(), "line": e.line()}));
     json!({
         "frames": frames,
         "violations": violations,

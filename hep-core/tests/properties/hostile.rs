@@ -195,7 +195,7 @@ fn stream_checked(
         prop_assert!(result.conforms, "{:?} but not conforming: {:?}", result.verdict, result.reasons);
     }
     let halted = events.iter().any(|e| matches!(e, Event::Halted(_)));
-    prop_assert_eq!(halted, stream.halted().is_some());
+    prop_assert_eq!(halted, result.halted.is_some());
     if halted {
         prop_assert!(matches!(events.last(), Some(Event::Halted(_))), "a halt is the last event");
         prop_assert_eq!(result.verdict, Verdict::ProtocolError);
