@@ -22,22 +22,39 @@ pub(crate) struct Work {
     pub(crate) bytes: u64,
 }
 
-/// a. `Stream::feed_with` over 64 KiB chunks, then `finish(Some(0))`: split, decode, validate, reduce.
-pub(crate) fn core_stream(corpus: &Corpus) -> Result<Work, Failure> {
+/// How the core path hands events over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Delivery {
+    /// `Stream::feed_with`: each event goes to a callback the moment it exists.
+    Callback,
+    /// `Stream::feed_into`: the events of a 64 KiB chunk are collected in a `Vec`, then drained.
+    Batched,
+}
+
+/// a. The core over 64 KiB chunks, then `finish(Some(0))`: split, decode, validate, reduce.
+pub(crate) fn core_stream(corpus: &Corpus, delivery: Delivery) -> Result<Work, Failure> {
     let mut frames = 0;
     let mut unexpected = None;
+    let mut batch = Vec::new();
     for bytes in &corpus.streams {
         let mut stream = Stream::new(StreamOptions::default());
+        let mut take = |event| match event {
+            Event::Frame(received) => {
+                frames += 1;
+                black_box(&received);
+            }
+            other => {
+                unexpected.get_or_insert(other);
+            }
+        };
         for chunk in bytes.chunks(CHUNK) {
-            stream.feed_with(chunk, |event| match event {
-                Event::Frame(received) => {
-                    frames += 1;
-                    black_box(&received);
+            match delivery {
+                Delivery::Callback => stream.feed_with(chunk, &mut take),
+                Delivery::Batched => {
+                    stream.feed_into(chunk, &mut batch);
+                    batch.drain(..).for_each(&mut take);
                 }
-                other => {
-                    unexpected.get_or_insert(other);
-                }
-            });
+            }
         }
         if let Some(other) = unexpected.take() {
             return Err(Failure(format!("{}: unexpected event {other:?}", corpus.name)));
@@ -216,9 +233,13 @@ mod tests {
             assert_eq!(generate(&profile, 0.02).unwrap().streams, corpus.streams);
             let (frames, serde, identical) = decode_all(&corpus).unwrap();
             assert_eq!(identical, corpus.frames);
-            for work in
-                [core_stream(&corpus), serde_typed(&corpus), serde_value(&corpus), stage(&corpus, Stage::Reduce)]
-            {
+            for work in [
+                core_stream(&corpus, Delivery::Callback),
+                core_stream(&corpus, Delivery::Batched),
+                serde_typed(&corpus),
+                serde_value(&corpus),
+                stage(&corpus, Stage::Reduce),
+            ] {
                 assert_eq!(work.unwrap().frames, corpus.frames);
             }
             assert_eq!(core_encode(&frames).unwrap().bytes, corpus.bytes - corpus.frames);

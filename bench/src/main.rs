@@ -12,7 +12,7 @@ mod report;
 mod rng;
 mod text;
 
-use cases::{Stage, Work};
+use cases::{Delivery, Stage, Work};
 use corpus::{Corpus, DELTA_HEAVY, Profile, TOOL_HEAVY};
 use hep_core::Frame;
 use measure::{Case, Timing, measure};
@@ -40,7 +40,8 @@ impl From<serde_json::Error> for Failure {
     }
 }
 
-const CORE: &str = "a. core Stream::feed_into 64K + finish";
+const CORE: &str = "a. core Stream::feed_with 64K + finish";
+const CORE_BATCHED: &str = "a2. core Stream::feed_into 64K (batched)";
 const TYPED: &str = "b. lines + from_str typed serde enum";
 const VALUE: &str = "c. lines + from_str serde_json::Value";
 const ENCODE: &str = "d1. hep_core::encode";
@@ -119,7 +120,8 @@ fn bench_corpus(profile: &Profile, o: Options) -> Result<Vec<(String, f64, f64)>
     let n = corpus.frames;
     let c = &corpus;
     let mut list = vec![
-        case(CORE, n, move || cases::core_stream(c)),
+        case(CORE, n, move || cases::core_stream(c, Delivery::Callback)),
+        case(CORE_BATCHED, n, move || cases::core_stream(c, Delivery::Batched)),
         case(TYPED, n, move || cases::serde_typed(c)),
         case(VALUE, n, move || cases::serde_value(c)),
         case(ENCODE, n, || cases::core_encode(&frames)),
@@ -128,7 +130,11 @@ fn bench_corpus(profile: &Profile, o: Options) -> Result<Vec<(String, f64, f64)>
     list.retain(|c| o.only.is_none_or(|w| c.name.contains(w)));
     let rows = measure(&mut list, o.warmup, o.reps)?;
     let pick = |names: &[&str]| -> Vec<Timing> { rows.iter().filter(|r| names.contains(&r.name)).cloned().collect() };
-    report::table(&format!("{} — parsing", corpus.name), &pick(&[CORE, TYPED, VALUE]), Relative::Speed(CORE));
+    report::table(
+        &format!("{} — parsing", corpus.name),
+        &pick(&[CORE, CORE_BATCHED, TYPED, VALUE]),
+        Relative::Speed(CORE),
+    );
     report::table(&format!("{} — encoding", corpus.name), &pick(&[ENCODE, TO_STRING]), Relative::Speed(ENCODE));
     println!("  ratios (core speed / alternative speed = alternative time / core time):");
     let stream_target = (profile.name == DELTA_HEAVY.name).then_some(1.5);
@@ -140,6 +146,7 @@ fn bench_corpus(profile: &Profile, o: Options) -> Result<Vec<(String, f64, f64)>
     };
     judge("core stream path / serde typed enum", CORE, TYPED, stream_target);
     judge("core stream path / serde_json::Value", CORE, VALUE, None);
+    judge("core batched feed_into / serde typed enum", CORE_BATCHED, TYPED, None);
     judge("hep_core::encode / serde_json::to_string", ENCODE, TO_STRING, Some(1.3));
     if profile.name == DELTA_HEAVY.name {
         breakdown(c, o)?;
@@ -158,7 +165,7 @@ fn breakdown(c: &Corpus, o: Options) -> Result<Vec<Timing>, Failure> {
         case("split (LineSplitter)", n, move || cases::stage(c, Stage::Split)),
         case("split + decode", n, move || cases::stage(c, Stage::Decode)),
         case("split + decode + validate + reduce", n, move || cases::stage(c, Stage::Reduce)),
-        case("full Stream::feed_into + finish", n, move || cases::core_stream(c)),
+        case("full Stream::feed_with + finish", n, move || cases::core_stream(c, Delivery::Callback)),
     ];
     list.retain(|c| o.only.is_none_or(|w| c.name.contains(w)));
     if list.is_empty() {
@@ -166,6 +173,6 @@ fn breakdown(c: &Corpus, o: Options) -> Result<Vec<Timing>, Failure> {
     }
     let rows = measure(&mut list, o.warmup, o.reps)?;
     let title = format!("{} — stream path breakdown (cumulative stages)", c.name);
-    report::table(&title, &rows, Relative::Share("full Stream::feed_into + finish"));
+    report::table(&title, &rows, Relative::Share("full Stream::feed_with + finish"));
     Ok(rows)
 }
