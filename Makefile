@@ -10,13 +10,14 @@ demo: toolchain
 ## Run every test suite of every language that exists.
 test: test-rust
 
-## Rust: lints, formatting, unit + integration + conformance + property + doc tests.
+## Rust: lints, formatting, docs, unit + integration + conformance + property + doc tests.
 test-rust: toolchain lint
 	$(CARGO) test --workspace
 
 lint: toolchain
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet -p hep-core --no-deps
 
 ## Benchmarks (not part of `make test`): the core against serde_json, side by side.
 bench: toolchain

@@ -14,6 +14,8 @@ pub mod schema;
 mod shaped;
 mod stream;
 pub mod validate;
+pub mod verdict;
+mod violation;
 pub mod writer;
 
 pub use bounds::ArgsMode;
@@ -23,9 +25,10 @@ pub use error::{Error, ErrorKind, Result};
 pub use frame::*;
 pub use json::MAX_DEPTH;
 pub use reader::Reader;
-pub use run::{RunResult, Verdict};
 pub use stream::{Event, Received, Stream, StreamOptions};
-pub use validate::{Severity, Violation, ViolationCode};
+pub use validate::Validator;
+pub use verdict::{RunResult, Verdict};
+pub use violation::{Severity, Violation, ViolationCode};
 pub use writer::{Emitter, Writer};
 
 /// The protocol version this library speaks, as written in `hep_header.hep`.

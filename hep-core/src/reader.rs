@@ -1,8 +1,8 @@
 //! A blocking reader for Rust users: a [`Stream`] around any [`BufRead`].
 
 use crate::error::Error;
-use crate::run::RunResult;
 use crate::stream::{Event, Stream, StreamOptions};
+use crate::verdict::RunResult;
 use std::collections::VecDeque;
 use std::io::{BufRead, ErrorKind as IoKind};
 

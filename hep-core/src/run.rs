@@ -1,11 +1,9 @@
-//! The run reducer: folds frames into what a supervisor mirrors, and, at the end, the
-//! run's [`Verdict`].
+//! The run reducer: folds frames into what a supervisor mirrors (turns, tool calls, usage,
+//! compactions, the answer).
 //!
 //! Memory stays bounded for lifelong threads: see [`Limits`].
 
-use crate::error::{Error, ErrorKind};
 use crate::frame::*;
-use crate::validate::{Severity, Violation};
 use std::collections::VecDeque;
 
 /// Bounds on what the reducer retains.
@@ -309,116 +307,4 @@ fn push_bounded(buf: &mut String, dropped: &mut u64, text: &str, max: usize) {
         end = 0;
     }
     *dropped += (text.len() - end) as u64;
-}
-
-/// How a run ended, all things considered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Verdict {
-    /// The last terminal frame is `turn_done` and everything agrees.
-    Ok,
-    /// The last terminal frame is `turn_error`.
-    Failed,
-    /// The last terminal frame is `cancelled`.
-    Cancelled,
-    /// The stream stopped early: killed, crashed or cut off.
-    Incomplete,
-    /// The stream broke the protocol (error violations or skipped lines).
-    ProtocolError,
-}
-
-impl Verdict {
-    /// `"ok"`, `"failed"`, `"cancelled"`, `"incomplete"` or `"protocol_error"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Ok => "ok",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-            Self::Incomplete => "incomplete",
-            Self::ProtocolError => "protocol_error",
-        }
-    }
-}
-
-/// Everything known at the end of a stream.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunResult {
-    /// The verdict.
-    pub verdict: Verdict,
-    /// Why: the findings that decided the verdict, most important first.
-    pub reasons: Vec<String>,
-    /// The exit code the verdict was given with.
-    pub exit_code: Option<i32>,
-    /// No error-severity violation, no skipped line, not halted.
-    pub conforms: bool,
-    /// The error that halted the stream (strict mode, or a refused protocol version).
-    pub halted: Option<Error>,
-    /// The reduced run.
-    pub run: Run,
-    /// Violations (the first [`Limits::max_reports`]).
-    pub violations: Vec<Violation>,
-    /// Total violations, including those not kept.
-    pub violation_count: u64,
-    /// Lines skipped, as errors (the first [`Limits::max_reports`]).
-    pub skipped: Vec<Error>,
-    /// Total skipped lines, including those not kept.
-    pub skipped_count: u64,
-    /// Lines read (complete or skipped), up to a halt.
-    pub lines: u64,
-}
-
-/// Most findings quoted in [`RunResult::reasons`].
-const MAX_REASONS: usize = 10;
-
-/// What [`decide`] weighs.
-pub(crate) struct Findings<'a> {
-    pub(crate) halted: Option<&'a Error>,
-    pub(crate) violations: &'a [Violation],
-    pub(crate) skipped: &'a [Error],
-    /// Error violations other than incompleteness, plus skipped lines other than a truncated tail.
-    pub(crate) breaches: u64,
-    pub(crate) exit_code: Option<i32>,
-}
-
-/// The verdict and its reasons.
-pub(crate) fn decide(run: &Run, f: &Findings<'_>) -> (Verdict, Vec<String>) {
-    let mut reasons: Vec<String> = Vec::new();
-    if let Some(err) = f.halted {
-        reasons.push(format!("stopped: {err}"));
-    }
-    let broken = |v: &&Violation| v.severity == Severity::Error && !v.code.is_incompleteness();
-    reasons.extend(f.violations.iter().filter(broken).map(ToString::to_string));
-    reasons.extend(f.skipped.iter().filter(|e| e.kind() != ErrorKind::Truncated).map(|e| format!("skipped {e}")));
-    if f.halted.is_some() || f.breaches > 0 {
-        return (Verdict::ProtocolError, capped(reasons));
-    }
-    let cut = |v: &&Violation| v.code.is_incompleteness();
-    reasons.extend(f.violations.iter().filter(cut).map(ToString::to_string));
-    reasons.extend(f.skipped.iter().map(|e| format!("skipped {e}")));
-    if let Some(code) = f.exit_code.filter(|c| ![0, 1, 130].contains(c)) {
-        reasons.push(match code {
-            129..=192 => format!("exit code {code}: killed by signal {}", code - 128),
-            _ => format!("exit code {code}: the harness crashed or was killed"),
-        });
-    }
-    if !reasons.is_empty() {
-        return (Verdict::Incomplete, capped(reasons));
-    }
-    match run.last_terminal {
-        Some((Terminal::Done, id)) => (Verdict::Ok, vec![format!("turn {id} finished with turn_done")]),
-        Some((Terminal::Error, id)) => {
-            let error = run.turns.iter().rev().find(|t| t.turn_id == id).and_then(|t| t.error.clone());
-            (Verdict::Failed, vec![format!("turn {id} failed: {}", error.unwrap_or_default())])
-        }
-        Some((Terminal::Cancelled, id)) => (Verdict::Cancelled, vec![format!("the run was cancelled in turn {id}")]),
-        None => (Verdict::Incomplete, vec!["the stream has no terminal frame".to_owned()]),
-    }
-}
-
-fn capped(mut reasons: Vec<String>) -> Vec<String> {
-    if reasons.len() > MAX_REASONS {
-        let more = reasons.len() - MAX_REASONS;
-        reasons.truncate(MAX_REASONS);
-        reasons.push(format!("... and {more} more"));
-    }
-    reasons
 }

@@ -7,8 +7,10 @@ use crate::decode::{decode_str, utf8};
 use crate::error::{Error, ErrorKind};
 use crate::frame::Frame;
 use crate::lines::{DEFAULT_MAX_LINE, Line, LineSplitter};
-use crate::run::{Findings, Limits, Run, RunResult, decide};
-use crate::validate::{Severity, Validator, Violation, ViolationCode};
+use crate::run::{Limits, Run};
+use crate::validate::Validator;
+use crate::verdict::{Findings, RunResult, decide};
+use crate::violation::{Severity, Violation, ViolationCode};
 
 /// How a [`Stream`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
