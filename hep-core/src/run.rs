@@ -21,6 +21,9 @@ pub struct Limits {
     pub max_followups: usize,
     /// Violations and skipped lines kept (each list; later ones are counted only).
     pub max_reports: usize,
+    /// Text bytes kept over all turns (assistant text, messages, tool arguments, output and
+    /// results); past it the oldest turns are dropped, the current one always kept.
+    pub max_retained_bytes: usize,
 }
 
 impl Default for Limits {
@@ -32,6 +35,7 @@ impl Default for Limits {
             max_tools_per_turn: 1000,
             max_followups: 32,
             max_reports: 1000,
+            max_retained_bytes: 64 << 20,
         }
     }
 }
@@ -119,6 +123,8 @@ pub struct Turn {
     pub error: Option<String>,
     /// `tokens_freed` of each compaction that ended in this round.
     pub compactions: Vec<u64>,
+    /// Text bytes this turn holds (counted against [`Limits::max_retained_bytes`]).
+    retained: usize,
 }
 
 impl Turn {
@@ -135,6 +141,7 @@ impl Turn {
             stop_reason: None,
             error: None,
             compactions: Vec::new(),
+            retained: 0,
         }
     }
 }
@@ -146,7 +153,7 @@ pub struct Run {
     pub header: Option<HepHeader>,
     /// The most recent turns, oldest first.
     pub turns: VecDeque<Turn>,
-    /// Turns dropped to respect [`Limits::max_turns`].
+    /// Turns dropped to respect [`Limits::max_turns`] and [`Limits::max_retained_bytes`].
     pub turns_dropped: u64,
     /// Usage summed over every `turn_done`.
     pub usage: Usage,
@@ -161,6 +168,8 @@ pub struct Run {
     /// Frames applied.
     pub frames: u64,
     limits: Limits,
+    /// Text bytes held by the kept turns.
+    retained: usize,
 }
 
 impl Run {
@@ -174,13 +183,19 @@ impl Run {
         let newest = self.turns.back().map(|t| t.turn_id);
         if newest.is_none_or(|n| turn_id > n) {
             if self.turns.len() >= self.limits.max_turns.max(1) {
-                self.turns.pop_front();
-                self.turns_dropped += 1;
+                self.drop_oldest();
             }
             self.turns.push_back(Turn::new(turn_id));
             return self.turns.back_mut();
         }
         self.turns.iter_mut().rev().find(|t| t.turn_id == turn_id)
+    }
+
+    fn drop_oldest(&mut self) {
+        if let Some(turn) = self.turns.pop_front() {
+            self.retained -= turn.retained;
+            self.turns_dropped += 1;
+        }
     }
 
     /// Folds one frame into the run.
@@ -215,55 +230,71 @@ impl Run {
             return;
         };
         let Some(turn) = self.turn(id) else { return };
-        match frame {
-            Frame::MessageDelta(m) => {
-                push_bounded(&mut turn.text, &mut turn.text_dropped, &m.delta, limits.max_text_bytes)
-            }
-            Frame::ToolStart(t) => {
-                if let Some(call) = call(turn, &t.id, &t.name, limits) {
-                    call.args_summary.clone_from(&t.args_summary);
-                }
-            }
-            Frame::ToolDelta(t) => {
-                if let Some(call) = turn.tools.iter_mut().find(|c| c.id == t.id) {
-                    push_bounded(&mut call.output, &mut call.output_dropped, &t.update, limits.max_tool_output_bytes);
-                }
-            }
-            Frame::ToolLiveness(l) => {
-                if let Some(call) = call(turn, &l.id, &l.name, limits) {
-                    let report = Liveness {
-                        action: l.action.clone(),
-                        elapsed_ms: l.elapsed_ms,
-                        output_bytes: l.output_bytes,
-                        detail: l.detail.clone(),
-                    };
-                    if l.action_kind() != Some(LivenessAction::Heartbeat) && call.followups.len() < limits.max_followups
-                    {
-                        call.followups.push(report.clone());
-                    }
-                    call.last_liveness = Some(report);
-                }
-            }
-            Frame::TurnDone(d) => {
-                for r in &d.tool_results {
-                    if let Some(call) = call(turn, &r.id, &r.name, limits) {
-                        call.status = if r.ok { ToolStatus::Ok } else { ToolStatus::Failed };
-                        call.result = Some(r.text.clone());
-                    }
-                }
-                turn.end = Some(Terminal::Done);
-                turn.message = Some(d.message.clone());
-                turn.usage = Some(d.usage);
-                turn.stop_reason = Some(d.stop_reason.clone());
-            }
-            Frame::TurnError(e) => {
-                turn.end = Some(Terminal::Error);
-                turn.error = Some(e.error.clone());
-            }
-            Frame::Cancelled(_) => turn.end = Some(Terminal::Cancelled),
-            Frame::CompactionEnd(c) => turn.compactions.push(c.tokens_freed),
-            _ => {}
+        let added = fold(turn, frame, limits);
+        turn.retained += added;
+        self.retained += added;
+        while self.retained > limits.max_retained_bytes && self.turns.len() > 1 {
+            self.drop_oldest();
         }
+    }
+}
+
+/// Folds `frame` into its `turn`; returns the text bytes the turn now holds in addition.
+fn fold(turn: &mut Turn, frame: &Frame, limits: Limits) -> usize {
+    match frame {
+        Frame::MessageDelta(m) => push_bounded(&mut turn.text, &mut turn.text_dropped, &m.delta, limits.max_text_bytes),
+        Frame::ToolStart(t) => call(turn, &t.id, &t.name, limits).map_or(0, |call| {
+            call.args_summary.clone_from(&t.args_summary);
+            t.id.len() + t.name.len() + t.args_summary.len()
+        }),
+        Frame::ToolDelta(t) => turn.tools.iter_mut().find(|c| c.id == t.id).map_or(0, |call| {
+            push_bounded(&mut call.output, &mut call.output_dropped, &t.update, limits.max_tool_output_bytes)
+        }),
+        Frame::ToolLiveness(l) => call(turn, &l.id, &l.name, limits).map_or(0, |call| {
+            let report = Liveness {
+                action: l.action.clone(),
+                elapsed_ms: l.elapsed_ms,
+                output_bytes: l.output_bytes,
+                detail: l.detail.clone(),
+            };
+            let size = l.action.len() + l.detail.as_ref().map_or(0, String::len);
+            let followup =
+                l.action_kind() != Some(LivenessAction::Heartbeat) && call.followups.len() < limits.max_followups;
+            if followup {
+                call.followups.push(report.clone());
+            }
+            call.last_liveness = Some(report);
+            if followup { size } else { 0 }
+        }),
+        Frame::TurnDone(d) => {
+            let mut added = d.message.len() + d.stop_reason.len();
+            for r in &d.tool_results {
+                if let Some(call) = call(turn, &r.id, &r.name, limits) {
+                    call.status = if r.ok { ToolStatus::Ok } else { ToolStatus::Failed };
+                    call.result = Some(r.text.clone());
+                    added += r.text.len();
+                }
+            }
+            turn.end = Some(Terminal::Done);
+            turn.message = Some(d.message.clone());
+            turn.usage = Some(d.usage);
+            turn.stop_reason = Some(d.stop_reason.clone());
+            added
+        }
+        Frame::TurnError(e) => {
+            turn.end = Some(Terminal::Error);
+            turn.error = Some(e.error.clone());
+            e.error.len()
+        }
+        Frame::Cancelled(_) => {
+            turn.end = Some(Terminal::Cancelled);
+            0
+        }
+        Frame::CompactionEnd(c) => {
+            turn.compactions.push(c.tokens_freed);
+            0
+        }
+        _ => 0,
     }
 }
 
@@ -290,21 +321,71 @@ fn call<'t>(turn: &'t mut Turn, id: &str, name: &str, limits: Limits) -> Option<
     turn.tools.last_mut()
 }
 
-/// Appends `text` to `buf` up to `max` bytes (cut on a character boundary), counting the rest.
-fn push_bounded(buf: &mut String, dropped: &mut u64, text: &str, max: usize) {
+/// Appends `text` to `buf` up to `max` bytes (cut on a character boundary), counting the
+/// rest in `dropped`; returns the bytes appended.
+fn push_bounded(buf: &mut String, dropped: &mut u64, text: &str, max: usize) -> usize {
     let room = max.saturating_sub(buf.len());
     if text.len() <= room && *dropped == 0 {
         buf.push_str(text);
-        return;
+        return text.len();
     }
     let mut end = room.min(text.len());
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    if *dropped == 0 {
-        buf.push_str(text.get(..end).unwrap_or_default());
-    } else {
+    if *dropped > 0 {
         end = 0;
     }
+    buf.push_str(text.get(..end).unwrap_or_default());
     *dropped += (text.len() - end) as u64;
+    end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn delta(turn_id: u64, text: &str) -> Frame {
+        Frame::MessageDelta(MessageDelta { turn_id, delta: text.to_owned() })
+    }
+
+    #[test]
+    fn text_is_capped_per_turn_on_a_char_boundary() {
+        let mut run = Run::new(Limits { max_text_bytes: 5, ..Limits::default() });
+        for chunk in ["abc", "dé", "fg"] {
+            run.apply(&delta(1, chunk));
+        }
+        let turn = &run.turns[0];
+        assert_eq!((turn.text.as_str(), turn.text_dropped), ("abcd", 4));
+    }
+
+    #[test]
+    fn old_turns_go_when_the_byte_budget_is_spent() {
+        let mut run = Run::new(Limits { max_retained_bytes: 1000, ..Limits::default() });
+        let chunk = "x".repeat(300);
+        for turn_id in 1..=10 {
+            run.apply(&delta(turn_id, &chunk));
+        }
+        let kept: Vec<u64> = run.turns.iter().map(|t| t.turn_id).collect();
+        assert_eq!(kept, [8, 9, 10]);
+        assert_eq!((run.turns_dropped, run.retained), (7, 900));
+    }
+
+    #[test]
+    fn the_current_turn_is_kept_even_over_budget() {
+        let mut run = Run::new(Limits { max_retained_bytes: 10, ..Limits::default() });
+        run.apply(&delta(1, "0123456789abcdef"));
+        assert_eq!(run.turns.len(), 1);
+        assert_eq!(run.turns[0].text.len(), 16);
+    }
+
+    #[test]
+    fn turn_count_is_capped() {
+        let mut run = Run::new(Limits { max_turns: 2, ..Limits::default() });
+        for turn_id in 1..=5 {
+            run.apply(&delta(turn_id, "hi"));
+        }
+        assert_eq!(run.turns.iter().map(|t| t.turn_id).collect::<Vec<_>>(), [4, 5]);
+        assert_eq!((run.turns_dropped, run.retained), (3, 4));
+    }
 }

@@ -34,14 +34,17 @@ pub(crate) fn options() -> impl Strategy<Value = StreamOptions> {
     let max_line = prop_oneof![2 => Just(hep_core::lines::DEFAULT_MAX_LINE), 1 => 0usize..200];
     let limits = prop_oneof![
         2 => Just(Limits::default()),
-        1 => (0usize..4, 0usize..16, 0usize..16, 0usize..3, 0usize..3, 0usize..3).prop_map(|(t, x, o, c, f, r)| Limits {
-            max_turns: t,
-            max_text_bytes: x,
-            max_tool_output_bytes: o,
-            max_tools_per_turn: c,
-            max_followups: f,
-            max_reports: r,
-        }),
+        1 => (0usize..4, 0usize..16, 0usize..16, 0usize..3, 0usize..3, 0usize..3, 0usize..64).prop_map(
+            |(t, x, o, c, f, r, b)| Limits {
+                max_turns: t,
+                max_text_bytes: x,
+                max_tool_output_bytes: o,
+                max_tools_per_turn: c,
+                max_followups: f,
+                max_reports: r,
+                max_retained_bytes: b,
+            }
+        ),
     ];
     (max_line, any::<bool>(), limits).prop_map(|(max_line_length, strict, limits)| StreamOptions {
         max_line_length,
