@@ -5,7 +5,7 @@
 //! halves of a surrogate pair, the cut is made before the pair, so the output never holds
 //! a lone surrogate; the units cut are counted in `N`.
 
-use crate::encode::{write_str, write_value};
+use crate::encode::{write_object, write_value};
 use serde_json::{Map, Value};
 
 /// Cap on `turn_done.tool_results[].text`, in UTF-16 code units.
@@ -86,16 +86,8 @@ pub fn args_summary(args: &Map<String, Value>) -> String {
 /// Full-mode rendering: the argument object's JSON in arrival order, capped at 4000 units
 /// with the `…(+N chars)` suffix.
 pub fn args_full(args: &Map<String, Value>) -> String {
-    let mut out = String::from("{");
-    for (i, (key, value)) in args.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        write_str(&mut out, key);
-        out.push(':');
-        write_value(&mut out, value);
-    }
-    out.push('}');
+    let mut out = String::new();
+    write_object(&mut out, args);
     cap(&out, ARGS_FULL_CAP)
 }
 

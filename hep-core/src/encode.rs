@@ -4,7 +4,7 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::frame::{Frame, ToolResult, Usage};
 use crate::scan::find_special;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Encodes `frame` as one line of HEP, without the trailing `\n`.
 ///
@@ -294,19 +294,22 @@ pub fn write_value(out: &mut String, value: &Value) {
             }
             out.push(']');
         }
-        Value::Object(map) => {
-            out.push('{');
-            for (i, (k, v)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_str(out, k);
-                out.push(':');
-                write_value(out, v);
-            }
-            out.push('}');
-        }
+        Value::Object(map) => write_object(out, map),
     }
+}
+
+/// Writes a JSON object the way Dart's `jsonEncode` does, keys in their order.
+pub fn write_object(out: &mut String, map: &Map<String, Value>) {
+    out.push('{');
+    for (i, (k, v)) in map.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_str(out, k);
+        out.push(':');
+        write_value(out, v);
+    }
+    out.push('}');
 }
 
 #[cfg(test)]
