@@ -229,11 +229,9 @@ impl Stream {
         if self.skipped.len() < self.options.limits.max_reports {
             self.skipped.push(err.clone());
         }
+        out(Event::Skipped(err.clone()));
         if self.options.strict {
-            out(Event::Skipped(err.clone()));
             self.halt(err, out);
-        } else {
-            out(Event::Skipped(err));
         }
     }
 
