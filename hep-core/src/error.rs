@@ -1,5 +1,6 @@
 //! The one error type of the crate: a [`ErrorKind`], where it happened and a short excerpt.
 
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 use std::fmt;
 
 /// What went wrong. Stable snake_case names are available through [`ErrorKind::as_str`].
@@ -167,6 +168,19 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// As `{"kind", "line", "column", "message", "excerpt"}`.
+impl Serialize for Error {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut e = s.serialize_struct("Error", 5)?;
+        e.serialize_field("kind", self.kind.as_str())?;
+        e.serialize_field("line", &self.line)?;
+        e.serialize_field("column", &self.column)?;
+        e.serialize_field("message", &self.message)?;
+        e.serialize_field("excerpt", &self.excerpt)?;
+        e.end()
+    }
+}
 
 impl From<std::io::Error> for Error {
     fn from(err: std::io::Error) -> Self {

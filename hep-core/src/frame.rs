@@ -1,6 +1,7 @@
 //! The typed frame model: one variant per HEP v1 frame type, plus [`Frame::Unknown`].
 
 use schemars::JsonSchema;
+use serde::Serialize;
 
 /// Largest integer accepted in an integer field: 2^53 - 1, exact in every binding's number type.
 pub const MAX_INT: u64 = (1 << 53) - 1;
@@ -41,7 +42,7 @@ pub enum Frame {
 }
 
 /// `hep_header`: the first line of every stream.
-#[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, JsonSchema, Serialize)]
 pub struct HepHeader {
     /// Protocol version, `"v1"`.
     pub hep: String,
@@ -214,7 +215,7 @@ pub struct ToolResult {
 }
 
 /// `turn_done.usage`.
-#[derive(Debug, Clone, Copy, PartialEq, Default, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, JsonSchema, Serialize)]
 pub struct Usage {
     /// Input tokens.
     #[schemars(range(min = 0, max = 9_007_199_254_740_991u64))]
@@ -261,13 +262,16 @@ pub struct UnknownFrame {
 }
 
 /// Which of the three terminal frames ended a round.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Terminal {
     /// `turn_done`.
+    #[serde(rename = "turn_done")]
     Done,
     /// `turn_error`.
+    #[serde(rename = "turn_error")]
     Error,
     /// `cancelled`.
+    #[serde(rename = "cancelled")]
     Cancelled,
 }
 

@@ -2,6 +2,7 @@
 
 pub mod bounds;
 mod decode;
+pub mod display;
 pub mod encode;
 mod error;
 mod frame;
@@ -13,6 +14,7 @@ mod scan;
 pub mod schema;
 mod shaped;
 mod stream;
+pub mod supervise;
 pub mod validate;
 pub mod verdict;
 mod violation;

@@ -4,6 +4,7 @@
 //! Memory stays bounded for lifelong threads: see [`Limits`].
 
 use crate::frame::*;
+use serde::{Serialize, Serializer};
 use std::collections::VecDeque;
 
 /// Bounds on what the reducer retains.
@@ -41,7 +42,8 @@ impl Default for Limits {
 }
 
 /// Status of one tool call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ToolStatus {
     /// Started, no result yet.
     Running,
@@ -63,7 +65,7 @@ impl ToolStatus {
 }
 
 /// One `tool_liveness` report.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Liveness {
     /// The action (`heartbeat` or a stuck-call follow-up).
     pub action: String,
@@ -76,7 +78,7 @@ pub struct Liveness {
 }
 
 /// A tool call as a supervisor mirrors it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ToolCall {
     /// Tool call id.
     pub id: String,
@@ -99,7 +101,7 @@ pub struct ToolCall {
 }
 
 /// One round as a supervisor mirrors it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Turn {
     /// Round id.
     pub turn_id: u64,
@@ -124,6 +126,7 @@ pub struct Turn {
     /// `tokens_freed` of each compaction that ended in this round.
     pub compactions: Vec<u64>,
     /// Text bytes this turn holds (counted against [`Limits::max_retained_bytes`]).
+    #[serde(skip)]
     retained: usize,
 }
 
@@ -147,7 +150,7 @@ impl Turn {
 }
 
 /// What the run looks like so far.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct Run {
     /// The stream's header.
     pub header: Option<HepHeader>,
@@ -162,13 +165,16 @@ pub struct Run {
     /// Tokens freed by all compactions.
     pub tokens_freed: u64,
     /// The last terminal frame and its round id.
+    #[serde(serialize_with = "terminal_ref")]
     pub last_terminal: Option<(Terminal, u64)>,
     /// The user-visible answer: the `message` of the last terminal frame, when it is a `turn_done`.
     pub answer: Option<String>,
     /// Frames applied.
     pub frames: u64,
+    #[serde(skip)]
     limits: Limits,
     /// Text bytes held by the kept turns.
+    #[serde(skip)]
     retained: usize,
 }
 
@@ -296,6 +302,16 @@ fn fold(turn: &mut Turn, frame: &Frame, limits: Limits) -> usize {
         }
         _ => 0,
     }
+}
+
+/// Writes `(terminal, turn_id)` as `{"type": "turn_done", "turn_id": 3}`.
+fn terminal_ref<S: Serializer>(value: &Option<(Terminal, u64)>, s: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Ref {
+        r#type: Terminal,
+        turn_id: u64,
+    }
+    value.map(|(r#type, turn_id)| Ref { r#type, turn_id }).serialize(s)
 }
 
 /// The call `id` of `turn`, added (if the per-turn cap allows) when unseen.

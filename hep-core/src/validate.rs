@@ -5,6 +5,7 @@
 //! with a stable snake_case [`ViolationCode`].
 
 use crate::frame::{Frame, Terminal};
+use crate::supervise::{EXIT_CANCELLED, EXIT_FAILED, EXIT_OK};
 use crate::violation::{Violation, ViolationCode};
 use std::collections::HashSet;
 
@@ -277,11 +278,11 @@ impl Validator {
         let Some(code) = exit_code else { return };
         v.turn_id = Some(id);
         let expected = match terminal {
-            Terminal::Done => 0,
-            Terminal::Error => 1,
-            Terminal::Cancelled => 130,
+            Terminal::Done => EXIT_OK,
+            Terminal::Error => EXIT_FAILED,
+            Terminal::Cancelled => EXIT_CANCELLED,
         };
-        if ![0, 1, 130].contains(&code) {
+        if ![EXIT_OK, EXIT_FAILED, EXIT_CANCELLED].contains(&code) {
             v.push(ViolationCode::UnexpectedExitCode, format!("exit code {code} is none of 0, 1 and 130"));
         } else if code != expected {
             v.push(

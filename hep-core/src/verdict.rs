@@ -3,10 +3,13 @@
 use crate::error::{Error, ErrorKind};
 use crate::frame::Terminal;
 use crate::run::Run;
+use crate::supervise::{EXIT_CANCELLED, EXIT_FAILED, EXIT_OK};
 use crate::violation::{Severity, Violation};
+use serde::Serialize;
 
 /// How a run ended, all things considered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// The last terminal frame is `turn_done` and everything agrees.
     Ok,
@@ -33,8 +36,8 @@ impl Verdict {
     }
 }
 
-/// Everything known at the end of a stream.
-#[derive(Debug, Clone, PartialEq)]
+/// Everything known at the end of a stream (serializes to the JSON that `hep watch --json` prints).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunResult {
     /// The verdict.
     pub verdict: Verdict,
@@ -88,7 +91,7 @@ pub(crate) fn decide(run: &Run, f: &Findings<'_>) -> (Verdict, Vec<String>) {
     let cut = |v: &&Violation| v.code.is_incompleteness();
     reasons.extend(f.violations.iter().filter(cut).map(ToString::to_string));
     reasons.extend(f.skipped.iter().map(|e| format!("skipped {e}")));
-    if let Some(code) = f.exit_code.filter(|c| ![0, 1, 130].contains(c)) {
+    if let Some(code) = f.exit_code.filter(|c| ![EXIT_OK, EXIT_FAILED, EXIT_CANCELLED].contains(c)) {
         reasons.push(match code {
             129..=192 => format!("exit code {code}: killed by signal {}", code - 128),
             _ => format!("exit code {code}: the harness crashed or was killed"),

@@ -1,9 +1,11 @@
 //! A breach of the spec's consumer guarantees: its stable code, severity, line and round.
 
+use serde::{Serialize, Serializer};
 use std::fmt;
 
 /// How serious a violation is. A stream *conforms* when it has no `Error` violation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// A breach of a consumer guarantee.
     Error,
@@ -110,6 +112,12 @@ impl ViolationCode {
     }
 }
 
+impl Serialize for ViolationCode {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 impl fmt::Display for ViolationCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -117,7 +125,7 @@ impl fmt::Display for ViolationCode {
 }
 
 /// One breach of a consumer guarantee.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Violation {
     /// Which guarantee.
     pub code: ViolationCode,

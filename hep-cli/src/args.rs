@@ -1,0 +1,158 @@
+//! The command line, as clap sees it.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// Supervise, lint and simulate HEP v1 streams (the Harness Event Protocol).
+#[derive(Debug, Parser)]
+#[command(name = "hep", disable_version_flag = true, arg_required_else_help = true)]
+pub(crate) struct Cli {
+    /// Print the version (with `--output json`: `{"version":"…","hep":"v1"}`).
+    #[arg(long, short = 'V')]
+    pub(crate) version: bool,
+    /// Format of `--version`.
+    #[arg(long, value_enum, default_value_t = Format::Text, requires = "version")]
+    pub(crate) output: Format,
+    /// Colours: auto (on a terminal, unless NO_COLOR is set), always or never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    pub(crate) color: ColorChoice,
+    #[command(subcommand)]
+    pub(crate) command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Supervise a HEP-emitting command and mirror its progress live.
+    ///
+    /// With no command, watches the built-in simulator (`hep simulate --scenario tools`).
+    /// Ctrl-C cancels the child: SIGINT, then SIGTERM and SIGKILL after grace periods,
+    /// sent to its whole process group. The exit code mirrors the child's.
+    Watch(Watch),
+    /// Lint a saved stream: every violation with its line, then the verdict.
+    ///
+    /// Exit 0 when the stream conforms, 1 when it does not, 2 on usage errors.
+    Validate(Validate),
+    /// Run an emitter and check its live stdout and exit code against the protocol.
+    ///
+    /// The conformance test for harness authors. Exit 0 when the run conforms, 1 when not.
+    Check(Check),
+    /// Emit a realistic HEP v1 stream with real timing, without an LLM.
+    Simulate(Simulate),
+    /// Render a saved or piped stream for humans.
+    Cat(Cat),
+    /// Read frames as JSON objects, one per line, and print each in its exact canonical bytes.
+    Encode,
+    /// Print the JSON Schema of HEP v1 frames.
+    Schema,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct Watch {
+    /// Print the run result as JSON at the end instead of the live view.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Stop at the first protocol error instead of reporting and carrying on.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// The command to supervise, after `--`.
+    #[arg(last = true)]
+    pub(crate) command: Vec<OsString>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct Validate {
+    /// The stream to read; `-` or nothing for stdin.
+    pub(crate) file: Option<PathBuf>,
+    /// The emitter's exit code, checked against the last terminal frame.
+    #[arg(long, allow_negative_numbers = true)]
+    pub(crate) exit_code: Option<i32>,
+    /// Stop at the first error.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub(crate) format: Format,
+    /// Longest accepted line, in bytes.
+    #[arg(long, default_value_t = hep_core::lines::DEFAULT_MAX_LINE)]
+    pub(crate) max_line_bytes: usize,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct Check {
+    /// Stop at the first error.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub(crate) format: Format,
+    /// The emitter to run, after `--`.
+    #[arg(last = true, required = true)]
+    pub(crate) command: Vec<OsString>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct Simulate {
+    /// What the simulated run does.
+    #[arg(long, value_enum, default_value_t = Scenario::Tools)]
+    pub(crate) scenario: Scenario,
+    /// Seed for the text and timing choices (same seed, same bytes).
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+    /// Speed factor: 2 runs twice as fast, 0 emits without delays.
+    #[arg(long, default_value_t = 1.0)]
+    pub(crate) speed: f64,
+    /// Session id in the header.
+    #[arg(long)]
+    pub(crate) session: Option<String>,
+    /// Render tool arguments as raw JSON (`events=full`) instead of the summary.
+    #[arg(long)]
+    pub(crate) full_args: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct Cat {
+    /// The stream to render; `-` or nothing for stdin.
+    pub(crate) file: Option<PathBuf>,
+}
+
+/// The simulator's scenarios.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Scenario {
+    /// One round of chat.
+    Chat,
+    /// Several rounds with tool calls.
+    Tools,
+    /// A provider error: `turn_error`, exit 1.
+    Error,
+    /// A long run; SIGINT or SIGTERM makes it emit `cancelled` and exit 130.
+    CancelMe,
+    /// Pre-flight and post-turn compaction.
+    Compaction,
+    /// A tool that gets heartbeats and stuck-call follow-ups.
+    Stuck,
+    /// Tool output and arguments past the bounds.
+    BigOutput,
+    /// Unknown frame types and fields, as a newer emitter would send.
+    Future,
+}
+
+/// Text or JSON output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// For humans.
+    Text,
+    /// For programs.
+    Json,
+}
+
+/// When to use colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}

@@ -1,0 +1,36 @@
+//! `hep check`: run an emitter and check its live stdout and exit code against the protocol.
+
+use crate::args::{Check, Format};
+use crate::report;
+use crate::style::Style;
+use crate::supervise::{Update, supervise};
+use crate::watch::command_for;
+use hep_core::StreamOptions;
+
+/// Runs `hep check`; exit 0 when the run conforms, 1 when it does not.
+pub(crate) fn run(args: &Check, style: Style) -> i32 {
+    let options = StreamOptions { strict: args.strict, ..StreamOptions::default() };
+    let text = args.format == Format::Text;
+    let outcome = command_for(&args.command).and_then(|command| {
+        supervise(command, options, |update| {
+            if let (true, Update::Event(event)) = (text, update) {
+                report::finding(&event, style);
+            }
+        })
+    });
+    match outcome {
+        Ok(outcome) => {
+            if text {
+                report::verdict(&outcome.result, style);
+                println!("exit code {}", outcome.exit_code);
+            } else {
+                report::json(&outcome.result);
+            }
+            i32::from(!outcome.result.conforms)
+        }
+        Err(e) => {
+            eprintln!("hep check: cannot run the command: {e}");
+            crate::EXIT_USAGE
+        }
+    }
+}

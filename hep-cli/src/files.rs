@@ -1,0 +1,76 @@
+//! `validate` and `cat`: reading a saved or piped stream.
+
+use crate::args::{Cat, Format, Validate};
+use crate::render::Renderer;
+use crate::report;
+use crate::style::Style;
+use crate::supervise::read_stream;
+use hep_core::{Event, RunResult, Stream, StreamOptions};
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// The file at `path`, or stdin for `-` or no path.
+fn open(path: Option<&Path>) -> io::Result<Box<dyn Read>> {
+    match path {
+        Some(p) if p != Path::new("-") => Ok(Box::new(File::open(p)?)),
+        _ => Ok(Box::new(io::stdin().lock())),
+    }
+}
+
+fn read(
+    path: Option<&Path>,
+    options: StreamOptions,
+    exit_code: Option<i32>,
+    on: impl FnMut(Event) -> bool,
+) -> io::Result<RunResult> {
+    let stream = read_stream(open(path)?, Stream::new(options), on)?;
+    Ok(stream.finish(exit_code))
+}
+
+fn name(path: Option<&Path>) -> String {
+    path.map_or_else(|| "stdin".into(), |p| p.display().to_string())
+}
+
+/// Runs `hep validate`: 0 when the stream conforms, 1 when not, 2 when it cannot be read.
+pub(crate) fn validate(args: &Validate, style: Style) -> i32 {
+    let options =
+        StreamOptions { strict: args.strict, max_line_length: args.max_line_bytes, ..StreamOptions::default() };
+    let text = args.format == Format::Text;
+    let result = read(args.file.as_deref(), options, args.exit_code, |event| {
+        if text {
+            report::finding(&event, style);
+        }
+        true
+    });
+    match result {
+        Ok(result) => {
+            if text {
+                report::verdict(&result, style);
+            } else {
+                report::json(&result);
+            }
+            i32::from(!result.conforms)
+        }
+        Err(e) => {
+            eprintln!("hep validate: cannot read {}: {e}", name(args.file.as_deref()));
+            crate::EXIT_USAGE
+        }
+    }
+}
+
+/// Runs `hep cat`: renders the stream, then its summary.
+pub(crate) fn cat(args: &Cat, style: Style) -> i32 {
+    let mut view = Renderer::new(io::stdout().lock(), style, false);
+    let result = read(args.file.as_deref(), StreamOptions::default(), None, |event| view.event(&event).is_ok());
+    match result {
+        Ok(result) => {
+            let _ = view.summary(&result, None);
+            0
+        }
+        Err(e) => {
+            eprintln!("hep cat: cannot read {}: {e}", name(args.file.as_deref()));
+            crate::EXIT_USAGE
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! The findings of `validate` and `check`: violations and skipped lines as they are found,
+//! the closing verdict, and the JSON report.
+
+use crate::style::Style;
+use hep_core::display::sanitize;
+use hep_core::{Event, RunResult, Severity};
+use serde_json::json;
+
+/// Prints a violation, skipped line or halt the moment it is found (frames print nothing).
+pub(crate) fn finding(event: &Event, style: Style) {
+    let text = match event {
+        Event::Frame(_) => return,
+        Event::Violation(v) => {
+            let text = format!("line {}: {} {}: {}", v.line, v.severity.as_str(), v.code, sanitize(&v.message));
+            if v.severity == Severity::Error { style.red(&text) } else { style.yellow(&text) }
+        }
+        Event::Skipped(e) => style.red(&format!("skipped {}", sanitize(&e.to_string()))),
+        Event::Halted(e) => style.red(&format!("stopped: {}", sanitize(&e.to_string()))),
+    };
+    println!("{text}");
+}
+
+/// Prints the end-of-stream violations and the verdict line.
+pub(crate) fn verdict(result: &RunResult, style: Style) {
+    for v in result.violations.iter().filter(|v| v.line == 0) {
+        let text = format!("end of stream: {} {}: {}", v.severity.as_str(), v.code, sanitize(&v.message));
+        println!("{}", if v.severity == Severity::Error { style.red(&text) } else { style.yellow(&text) });
+    }
+    let conforms = if result.conforms { style.green("conforms") } else { style.red("does not conform") };
+    println!(
+        "{} frames, {} violations, {} skipped lines: {conforms}; verdict {} ({})",
+        result.run.frames,
+        result.violation_count,
+        result.skipped_count,
+        style.bold(result.verdict.as_str()),
+        sanitize(&result.reasons.join("; "))
+    );
+}
+
+/// Prints the JSON report: `{"verdict", "conforms", "frames", "exit_code", "violations", "skipped"}`.
+pub(crate) fn json(result: &RunResult) {
+    let violations: Vec<_> = result
+        .violations
+        .iter()
+        .map(|v| {
+            json!({"code": v.code.as_str(), "severity": v.severity.as_str(), "line": v.line, "turn_id": v.turn_id, "message": v.message})
+        })
+        .collect();
+    let skipped: Vec<_> = result
+        .skipped
+        .iter()
+        .map(|e| json!({"line": e.line(), "kind": e.kind().as_str(), "reason": e.message()}))
+        .collect();
+    let report = json!({
+        "verdict": result.verdict.as_str(),
+        "conforms": result.conforms,
+        "frames": result.run.frames,
+        "exit_code": result.exit_code,
+        "violations": violations,
+        "skipped": skipped,
+    });
+    println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+}

@@ -1,0 +1,179 @@
+//! Running a HEP emitter as a child: its stdout read live into a core [`Stream`], its
+//! stderr kept as a bounded tail, Ctrl-C turned into the core's cancel policy (SIGINT,
+//! then SIGTERM, then SIGKILL, to the child's whole process group), and no orphan left.
+
+use hep_core::supervise::{INTERRUPT_GRACE, TERMINATE_GRACE, Tail, exit_code_for_signal};
+use hep_core::{Event, RunResult, Stream, StreamOptions};
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use std::io::{self, Read};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+/// What the supervisor reports while the child runs.
+pub(crate) enum Update {
+    /// An event of the stream, the moment its line is complete.
+    Event(Event),
+    /// A cancel signal was sent to the child's process group.
+    Signalled(&'static str),
+}
+
+/// How the supervised run ended.
+pub(crate) struct Outcome {
+    /// The run's result, given the child's exit code.
+    pub(crate) result: RunResult,
+    /// The child's exit code (128 + N when killed by signal N).
+    pub(crate) exit_code: i32,
+    /// The end of the child's stderr.
+    pub(crate) stderr: Tail,
+}
+
+/// Kills the child's process group if the supervisor leaves early, so nothing is orphaned.
+struct Group {
+    child: Child,
+    reaped: Option<ExitStatus>,
+}
+
+impl Group {
+    fn signal(&self, signal: Signal) {
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            // The group may already be gone; that is the outcome wanted.
+            let _ = killpg(Pid::from_raw(pid), signal);
+        }
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if self.reaped.is_none() {
+            self.signal(Signal::SIGKILL);
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The cancel escalation: which signal goes next, and when.
+struct Cancel {
+    steps: Vec<(Signal, &'static str, Duration)>,
+    due: Option<Instant>,
+}
+
+impl Cancel {
+    fn new() -> Self {
+        let steps = vec![
+            (Signal::SIGKILL, "SIGKILL", Duration::ZERO),
+            (Signal::SIGTERM, "SIGTERM", TERMINATE_GRACE),
+            (Signal::SIGINT, "SIGINT", INTERRUPT_GRACE),
+        ];
+        Self { steps, due: None }
+    }
+
+    /// Sends the next signal when it is due; returns its name when one was sent.
+    fn tick(&mut self, requested: bool, group: &Group) -> Option<&'static str> {
+        let due = match self.due {
+            None if requested => Instant::now(),
+            None => return None,
+            Some(due) => due,
+        };
+        if Instant::now() < due {
+            return None;
+        }
+        let (signal, name, grace) = self.steps.pop()?;
+        group.signal(signal);
+        self.due = Some(Instant::now() + grace);
+        Some(name)
+    }
+}
+
+/// Runs `command`, reading its stdout live into a stream with `options`; `on` sees every
+/// update. SIGINT and SIGTERM sent to this process start the cancel escalation.
+pub(crate) fn supervise(
+    mut command: Command,
+    options: StreamOptions,
+    mut on: impl FnMut(Update),
+) -> io::Result<Outcome> {
+    let cancel_requested = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&cancel_requested))?;
+    }
+    command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+    let mut child = command.spawn()?;
+    let stdout = child.stdout.take().ok_or_else(|| io::Error::other("the child has no stdout"))?;
+    let stderr = child.stderr.take().ok_or_else(|| io::Error::other("the child has no stderr"))?;
+    let mut group = Group { child, reaped: None };
+
+    let (send, receive) = mpsc::channel();
+    let reader = thread::spawn(move || read_stream(stdout, Stream::new(options), |event| send.send(event).is_ok()));
+    let tail = thread::spawn(move || read_tail(stderr));
+
+    let mut cancel = Cancel::new();
+    let mut stdout_open = true;
+    while stdout_open || group.reaped.is_none() {
+        match receive.recv_timeout(Duration::from_millis(50)) {
+            Ok(event) => on(Update::Event(event)),
+            Err(RecvTimeoutError::Disconnected) => stdout_open = false,
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+        if !stdout_open && group.reaped.is_none() {
+            group.reaped = group.child.try_wait()?;
+        }
+        if let Some(name) = cancel.tick(cancel_requested.load(Ordering::SeqCst), &group) {
+            on(Update::Signalled(name));
+        }
+    }
+    let status = group.reaped.unwrap_or_default();
+    let exit_code = status.code().or_else(|| status.signal().map(exit_code_for_signal)).unwrap_or(1);
+    let stream = join(reader)?;
+    let stderr = join(tail)?;
+    Ok(Outcome { result: stream.finish(Some(exit_code)), exit_code, stderr })
+}
+
+fn join<T>(handle: JoinHandle<io::Result<T>>) -> io::Result<T> {
+    handle.join().map_err(|_| io::Error::other("a reader thread panicked"))?
+}
+
+/// Feeds everything `from` yields into `stream`, handing each event to `send` as soon as
+/// it exists (reads return as soon as the pipe has data, so nothing waits for a buffer to
+/// fill); stops early when `send` says nobody listens. Gives the stream back at the end.
+pub(crate) fn read_stream(
+    mut from: impl Read,
+    mut stream: Stream,
+    mut send: impl FnMut(Event) -> bool,
+) -> io::Result<Stream> {
+    let mut buf = vec![0; 64 << 10];
+    let mut listening = true;
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        stream.feed_with(buf.get(..n).unwrap_or_default(), |event| listening = listening && send(event));
+        if !listening {
+            return Ok(stream);
+        }
+    }
+    for event in stream.end_input() {
+        send(event);
+    }
+    Ok(stream)
+}
+
+fn read_tail(mut from: impl Read) -> io::Result<Tail> {
+    let mut tail = Tail::default();
+    let mut buf = [0; 8192];
+    loop {
+        match from.read(&mut buf) {
+            Ok(0) => return Ok(tail),
+            Ok(n) => tail.push(buf.get(..n).unwrap_or_default()),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! `hep watch`: supervise a HEP emitter and mirror its progress live.
+
+use crate::args::Watch;
+use crate::render::Renderer;
+use crate::style::Style;
+use crate::supervise::{Update, supervise};
+use hep_core::StreamOptions;
+use std::io;
+use std::process::Command;
+
+/// The command to watch: the one given, or the built-in simulator.
+pub(crate) fn command_for(argv: &[std::ffi::OsString]) -> io::Result<Command> {
+    match argv.split_first() {
+        Some((program, args)) => {
+            let mut command = Command::new(program);
+            command.args(args);
+            Ok(command)
+        }
+        None => {
+            let mut command = Command::new(std::env::current_exe()?);
+            command.args(["simulate", "--scenario", "tools"]);
+            Ok(command)
+        }
+    }
+}
+
+/// Runs `hep watch`; returns the child's exit code.
+pub(crate) fn run(args: &Watch, style: Style) -> i32 {
+    let options = StreamOptions { strict: args.strict, ..StreamOptions::default() };
+    let outcome = command_for(&args.command).and_then(|command| {
+        if args.json {
+            return supervise(command, options, |_| {});
+        }
+        let mut view = Renderer::new(io::stdout().lock(), style, true);
+        // A closed stdout must not stop the supervision: drawing errors are dropped.
+        let outcome = supervise(command, options, |update| {
+            let _ = match update {
+                Update::Event(event) => view.event(&event),
+                Update::Signalled(name) => view.note(&format!("cancelling: sent {name} to the child's process group")),
+            };
+        })?;
+        let _ = view.summary(&outcome.result, Some(&outcome.stderr.text()));
+        Ok(outcome)
+    });
+    match outcome {
+        Ok(outcome) => {
+            if args.json {
+                let mut json = serde_json::to_value(&outcome.result).unwrap_or_default();
+                if let Some(object) = json.as_object_mut() {
+                    object.insert("stderr_tail".into(), outcome.stderr.text().into());
+                }
+                println!("{}", serde_json::to_string_pretty(&json).unwrap_or_default());
+            }
+            outcome.exit_code
+        }
+        Err(e) => {
+            eprintln!("hep watch: cannot supervise the command: {e}");
+            crate::EXIT_USAGE
+        }
+    }
+}

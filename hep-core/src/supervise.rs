@@ -1,0 +1,87 @@
+//! Process-supervision policy shared by every binding: the grace periods of a cancel, how
+//! much stderr to keep, and what exit codes mean. Sans-IO: bindings do the signalling.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+/// After SIGINT, how long a harness gets to write `cancelled` and exit before SIGTERM.
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
+/// After SIGTERM, how long before SIGKILL.
+pub const TERMINATE_GRACE: Duration = Duration::from_secs(2);
+/// Bytes of the child's stderr kept (the most recent ones).
+pub const STDERR_TAIL_BYTES: usize = 64 << 10;
+
+/// Exit code of a run whose last terminal frame is `turn_done`.
+pub const EXIT_OK: i32 = 0;
+/// Exit code of a run whose last terminal frame is `turn_error`.
+pub const EXIT_FAILED: i32 = 1;
+/// Exit code of a cancelled run (128 + SIGINT).
+pub const EXIT_CANCELLED: i32 = 130;
+
+/// The shell convention for a process killed by `signal`: 128 + the signal number.
+pub fn exit_code_for_signal(signal: i32) -> i32 {
+    128 + signal
+}
+
+/// The last [`STDERR_TAIL_BYTES`] (or another cap) of a byte stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tail {
+    cap: usize,
+    bytes: VecDeque<u8>,
+    dropped: u64,
+}
+
+impl Default for Tail {
+    fn default() -> Self {
+        Self::new(STDERR_TAIL_BYTES)
+    }
+}
+
+impl Tail {
+    /// An empty tail keeping at most `cap` bytes.
+    pub fn new(cap: usize) -> Self {
+        Self { cap, bytes: VecDeque::new(), dropped: 0 }
+    }
+
+    /// Appends `chunk`, forgetting the oldest bytes beyond the cap.
+    pub fn push(&mut self, chunk: &[u8]) {
+        let keep = chunk.len().min(self.cap);
+        let skip = chunk.len() - keep;
+        self.bytes.extend(chunk.get(skip..).unwrap_or_default());
+        let over = self.bytes.len().saturating_sub(self.cap);
+        self.bytes.drain(..over);
+        self.dropped += (skip + over) as u64;
+    }
+
+    /// Bytes forgotten so far.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// The kept bytes as text (invalid UTF-8, such as a character cut at the start, as U+FFFD).
+    pub fn text(&self) -> String {
+        let (a, b) = self.bytes.as_slices();
+        String::from_utf8_lossy(&[a, b].concat()).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_keeps_the_most_recent_bytes() {
+        let mut tail = Tail::new(5);
+        tail.push(b"abc");
+        tail.push(b"defg");
+        assert_eq!((tail.text().as_str(), tail.dropped()), ("cdefg", 2));
+        tail.push(b"0123456789");
+        assert_eq!((tail.text().as_str(), tail.dropped()), ("56789", 12));
+    }
+
+    #[test]
+    fn signals_map_to_shell_exit_codes() {
+        assert_eq!(exit_code_for_signal(2), EXIT_CANCELLED);
+        assert_eq!(exit_code_for_signal(9), 137);
+    }
+}
