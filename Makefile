@@ -3,9 +3,9 @@ CARGO ?= cargo
 
 .PHONY: demo test test-rust lint bench schema toolchain
 
-## Run the main job: a harness streams HEP through a child process; a supervisor reads it live.
+## Run the main job: `hep watch` supervises the built-in simulator and mirrors it live.
 demo: toolchain
-	$(CARGO) run --quiet -p hep-core --example demo
+	$(CARGO) run --quiet -p hep-cli -- watch
 
 ## Run every test suite of every language that exists.
 test: test-rust
