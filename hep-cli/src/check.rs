@@ -22,7 +22,7 @@ pub(crate) fn run(args: &Check, style: Style) -> i32 {
         Ok(outcome) => {
             if text {
                 report::verdict(&outcome.result, style);
-                println!("exit code {}", outcome.exit_code);
+                crate::say(format!("exit code {}", outcome.exit_code));
             } else {
                 report::json(&outcome.result);
             }

@@ -21,6 +21,13 @@ use style::Style;
 /// Exit code for usage errors and unreadable input.
 pub(crate) const EXIT_USAGE: i32 = 2;
 
+/// Prints `text` and a newline to stdout. A reader that went away (`hep … | head -1`) is
+/// not an error worth a panic: the output is dropped and the command's own exit code stands.
+pub(crate) fn say(text: impl std::fmt::Display) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{text}");
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let style = Style::for_stdout(cli.color);
@@ -35,7 +42,7 @@ fn main() -> ExitCode {
             Some(Command::Cat(args)) => files::cat(args, style),
             Some(Command::Encode) => encode::run(),
             Some(Command::Schema) => {
-                print!("{}", hep_core::schema::json_schema());
+                say(hep_core::schema::json_schema().trim_end());
                 0
             }
             None => EXIT_USAGE,
@@ -47,8 +54,8 @@ fn main() -> ExitCode {
 fn version(format: Format) -> i32 {
     let version = env!("CARGO_PKG_VERSION");
     match format {
-        Format::Text => println!("hep {version} (HEP {})", hep_core::PROTOCOL_VERSION),
-        Format::Json => println!(r#"{{"version":"{version}","hep":"{}"}}"#, hep_core::PROTOCOL_VERSION),
+        Format::Text => say(format!("hep {version} (HEP {})", hep_core::PROTOCOL_VERSION)),
+        Format::Json => say(format!(r#"{{"version":"{version}","hep":"{}"}}"#, hep_core::PROTOCOL_VERSION)),
     }
     0
 }

@@ -1,6 +1,7 @@
 //! The findings of `validate` and `check`: violations and skipped lines as they are found,
 //! the closing verdict, and the JSON report.
 
+use crate::say;
 use crate::style::Style;
 use hep_core::display::sanitize;
 use hep_core::{Event, RunResult, Severity};
@@ -17,24 +18,24 @@ pub(crate) fn finding(event: &Event, style: Style) {
         Event::Skipped(e) => style.red(&format!("skipped {}", sanitize(&e.to_string()))),
         Event::Halted(e) => style.red(&format!("stopped: {}", sanitize(&e.to_string()))),
     };
-    println!("{text}");
+    say(text);
 }
 
 /// Prints the end-of-stream violations and the verdict line.
 pub(crate) fn verdict(result: &RunResult, style: Style) {
     for v in result.violations.iter().filter(|v| v.line == 0) {
         let text = format!("end of stream: {} {}: {}", v.severity.as_str(), v.code, sanitize(&v.message));
-        println!("{}", if v.severity == Severity::Error { style.red(&text) } else { style.yellow(&text) });
+        say(if v.severity == Severity::Error { style.red(&text) } else { style.yellow(&text) });
     }
     let conforms = if result.conforms { style.green("conforms") } else { style.red("does not conform") };
-    println!(
+    say(format!(
         "{} frames, {} violations, {} skipped lines: {conforms}; verdict {} ({})",
         result.run.frames,
         result.violation_count,
         result.skipped_count,
         style.bold(result.verdict.as_str()),
         sanitize(&result.reasons.join("; "))
-    );
+    ));
 }
 
 /// Prints the JSON report: `{"verdict", "conforms", "frames", "exit_code", "violations", "skipped"}`.
@@ -59,5 +60,5 @@ pub(crate) fn json(result: &RunResult) {
         "violations": violations,
         "skipped": skipped,
     });
-    println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+    say(serde_json::to_string_pretty(&report).unwrap_or_default());
 }

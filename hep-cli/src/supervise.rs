@@ -119,8 +119,13 @@ pub(crate) fn supervise(
             Err(RecvTimeoutError::Disconnected) => stdout_open = false,
             Err(RecvTimeoutError::Timeout) => {}
         }
-        if !stdout_open && group.reaped.is_none() {
+        if group.reaped.is_none() {
             group.reaped = group.child.try_wait()?;
+            if group.reaped.is_some() {
+                // The child is gone; whatever it left in its group would be an orphan
+                // (and may hold its stdout open).
+                group.signal(Signal::SIGKILL);
+            }
         }
         if let Some(name) = cancel.tick(cancel_requested.load(Ordering::SeqCst), &group) {
             on(Update::Signalled(name));

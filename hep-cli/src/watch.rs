@@ -49,7 +49,7 @@ pub(crate) fn run(args: &Watch, style: Style) -> i32 {
                 if let Some(object) = json.as_object_mut() {
                     object.insert("stderr_tail".into(), outcome.stderr.text().into());
                 }
-                println!("{}", serde_json::to_string_pretty(&json).unwrap_or_default());
+                crate::say(serde_json::to_string_pretty(&json).unwrap_or_default());
             }
             outcome.exit_code
         }
