@@ -1,0 +1,256 @@
+"""Supervising a harness: `spawn` (threads) and `aspawn` (asyncio).
+
+The child gets its own process group. Its stdout is read as it arrives and each frame is
+handed over the moment its line is complete. Its stderr is kept as a bounded tail.
+`cancel` sends SIGINT to the group, then SIGTERM and SIGKILL after the core's grace
+periods. When the child ends, anything it left in its group is killed: no orphans.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from typing import Any, AsyncIterator, Deque, Iterator, List, Optional, Sequence, Union
+
+from . import _hep
+from ._result import RunResult
+from ._stream import CHUNK, Frame, Stream
+
+Argv = Sequence[Union[str, "os.PathLike[str]"]]
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _exit_code(returncode: int) -> int:
+    return 128 - returncode if returncode < 0 else returncode
+
+
+class Run:
+    """A running harness. Iterate it for frames; `wait()` for the `RunResult`.
+
+    Use it as a context manager: leaving the block cancels a child that is still running
+    and always reaps it."""
+
+    def __init__(self, argv: Argv, *, strict: bool = False, **popen: Any) -> None:
+        self._proc = subprocess.Popen(
+            list(argv),
+            stdin=popen.pop("stdin", subprocess.DEVNULL),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            **popen,
+        )
+        self._stream = Stream(strict=strict)
+        self._tail = _hep.Tail()
+        self._pending: Deque[Frame] = deque()
+        self._eof = False
+        self._result: Optional[RunResult] = None
+        self._stderr = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._stderr.start()
+
+    @property
+    def pid(self) -> int:
+        """The child's process id (and process group id)."""
+        return self._proc.pid
+
+    @property
+    def stream(self) -> Stream:
+        """The stream being read (violations and skipped lines so far)."""
+        return self._stream
+
+    def _drain_stderr(self) -> None:
+        err = self._proc.stderr
+        assert err is not None
+        for chunk in iter(lambda: os.read(err.fileno(), CHUNK), b""):
+            self._tail.push(chunk)
+
+    def _read_more(self) -> None:
+        out = self._proc.stdout
+        assert out is not None
+        chunk = os.read(out.fileno(), CHUNK)
+        if chunk:
+            self._pending.extend(self._stream.feed(chunk))
+        else:
+            self._eof = True
+            self._pending.extend(self._stream.end_input())
+
+    def __iter__(self) -> Iterator[Frame]:
+        return self
+
+    def __next__(self) -> Frame:
+        while not self._pending:
+            if self._eof:
+                raise StopIteration
+            self._read_more()
+        return self._pending.popleft()
+
+    def cancel(self, grace: Optional[float] = None) -> None:
+        """SIGINT to the child's group; SIGTERM after `grace` seconds (default: the core's
+        `INTERRUPT_GRACE`) if it still runs, SIGKILL after `TERMINATE_GRACE` more. Frames that
+        arrive meanwhile stay available to iteration."""
+        steps = [
+            (signal.SIGINT, _hep.INTERRUPT_GRACE if grace is None else grace),
+            (signal.SIGTERM, _hep.TERMINATE_GRACE),
+            (signal.SIGKILL, None),
+        ]
+        for sig, wait in steps:
+            if self._proc.poll() is not None:
+                return
+            _signal_group(self._proc.pid, sig)
+            if wait is None:
+                return
+            deadline = time.monotonic() + wait
+            while self._proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.02)
+
+    def wait(self, timeout: Optional[float] = None) -> RunResult:
+        """Reads the rest of the stream, waits for the child, and judges the run."""
+        if self._result is not None:
+            return self._result
+        kept: List[Frame] = list(self._pending)
+        self._pending.clear()
+        while not self._eof:
+            self._read_more()
+            kept.extend(self._pending)
+            self._pending.clear()
+        self._pending.extend(kept)
+        code = _exit_code(self._proc.wait(timeout))
+        _signal_group(self._proc.pid, signal.SIGKILL)
+        self._stderr.join()
+        for pipe in (self._proc.stdout, self._proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        self._result = RunResult._from(self._stream._core.finish(code), self._tail.text())
+        return self._result
+
+    def __enter__(self) -> "Run":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._proc.poll() is None:
+            self.cancel()
+        self.wait()
+
+
+def spawn(argv: Argv, *, strict: bool = False, **popen_options: Any) -> Run:
+    """Starts `argv` (a HEP emitter) and returns the `Run` supervising it."""
+    return Run(argv, strict=strict, **popen_options)
+
+
+class AsyncRun:
+    """The asyncio twin of `Run`: `async for frame in run`, `await run.wait()`,
+    `await run.cancel()`; usable as an async context manager."""
+
+    def __init__(self, proc: "asyncio.subprocess.Process", strict: bool) -> None:
+        self._proc = proc
+        self._stream = Stream(strict=strict)
+        self._tail = _hep.Tail()
+        self._pending: Deque[Frame] = deque()
+        self._eof = False
+        self._result: Optional[RunResult] = None
+        self._stderr = asyncio.ensure_future(self._drain_stderr())
+
+    @property
+    def pid(self) -> int:
+        """The child's process id (and process group id)."""
+        return self._proc.pid
+
+    @property
+    def stream(self) -> Stream:
+        """The stream being read."""
+        return self._stream
+
+    async def _drain_stderr(self) -> None:
+        err = self._proc.stderr
+        assert err is not None
+        while True:
+            chunk = await err.read(CHUNK)
+            if not chunk:
+                return
+            self._tail.push(chunk)
+
+    async def _read_more(self) -> None:
+        out = self._proc.stdout
+        assert out is not None
+        chunk = await out.read(CHUNK)
+        if chunk:
+            self._pending.extend(self._stream.feed(chunk))
+        else:
+            self._eof = True
+            self._pending.extend(self._stream.end_input())
+
+    def __aiter__(self) -> AsyncIterator[Frame]:
+        return self
+
+    async def __anext__(self) -> Frame:
+        while not self._pending:
+            if self._eof:
+                raise StopAsyncIteration
+            await self._read_more()
+        return self._pending.popleft()
+
+    async def cancel(self, grace: Optional[float] = None) -> None:
+        """SIGINT, then SIGTERM and SIGKILL after the grace periods, to the child's group."""
+        steps = [
+            (signal.SIGINT, _hep.INTERRUPT_GRACE if grace is None else grace),
+            (signal.SIGTERM, _hep.TERMINATE_GRACE),
+            (signal.SIGKILL, None),
+        ]
+        for sig, wait in steps:
+            if self._proc.returncode is not None:
+                return
+            _signal_group(self._proc.pid, sig)
+            if wait is None:
+                return
+            try:
+                await asyncio.wait_for(asyncio.shield(self._proc.wait()), wait)
+            except asyncio.TimeoutError:
+                continue
+
+    async def wait(self) -> RunResult:
+        """Reads the rest of the stream, waits for the child, and judges the run."""
+        if self._result is not None:
+            return self._result
+        kept: List[Frame] = list(self._pending)
+        self._pending.clear()
+        while not self._eof:
+            await self._read_more()
+            kept.extend(self._pending)
+            self._pending.clear()
+        self._pending.extend(kept)
+        code = _exit_code(await self._proc.wait())
+        _signal_group(self._proc.pid, signal.SIGKILL)
+        await self._stderr
+        self._result = RunResult._from(self._stream._core.finish(code), self._tail.text())
+        return self._result
+
+    async def __aenter__(self) -> "AsyncRun":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._proc.returncode is None:
+            await self.cancel()
+        await self.wait()
+
+
+async def aspawn(argv: Argv, *, strict: bool = False, **options: Any) -> AsyncRun:
+    """Starts `argv` (a HEP emitter) under asyncio and returns the `AsyncRun` supervising it."""
+    proc = await asyncio.create_subprocess_exec(
+        *[os.fspath(a) for a in argv],
+        stdin=options.pop("stdin", asyncio.subprocess.DEVNULL),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+        **options,
+    )
+    return AsyncRun(proc, strict)

@@ -1,0 +1,79 @@
+"""Reading HEP: `Stream` (bytes in, frames out) and `read` (a saved stream)."""
+
+from __future__ import annotations
+
+import os
+from typing import IO, Iterator, List, Optional, Union
+
+from . import _hep
+from ._hep import HepError
+from ._result import RunResult, Violation
+
+Frame = Union[
+    _hep.HepHeader,
+    _hep.AgentStart,
+    _hep.MessageStart,
+    _hep.MessageDelta,
+    _hep.ToolStart,
+    _hep.ToolDelta,
+    _hep.ToolLiveness,
+    _hep.TurnDone,
+    _hep.TurnError,
+    _hep.Cancelled,
+    _hep.CompactionStart,
+    _hep.CompactionEnd,
+    _hep.UnknownFrame,
+]
+
+CHUNK = 64 * 1024
+
+
+class Stream:
+    """A live HEP stream: `feed` bytes as they arrive, get the frames they complete.
+
+    Violations and skipped lines are collected on the object (`violations`, `skipped`);
+    in strict mode the first error is raised instead, as a `HepError` subclass whose
+    `frames` attribute holds the frames that came before it in that chunk.
+    """
+
+    def __init__(self, *, strict: bool = False, max_line_bytes: int = 16 * 1024 * 1024) -> None:
+        self._core = _hep.Stream(strict=strict, max_line_bytes=max_line_bytes)
+
+    def feed(self, data: Union[bytes, bytearray, memoryview, str]) -> List[Frame]:
+        """The frames completed by `data`."""
+        return self._core.feed(data)
+
+    def end_input(self) -> List[Frame]:
+        """Marks the end of input (a partial last line is reported as skipped)."""
+        return self._core.end_input()
+
+    @property
+    def violations(self) -> List[Violation]:
+        """The protocol violations found so far."""
+        return [Violation._from(v) for v in self._core.violations()]
+
+    @property
+    def skipped(self) -> List[HepError]:
+        """The lines skipped so far, as errors naming line, column and kind."""
+        return self._core.skipped()
+
+    def finish(self, exit_code: Optional[int] = None) -> RunResult:
+        """Ends the stream; the verdict weighs the harness's `exit_code` when given."""
+        return RunResult._from(self._core.finish(exit_code))
+
+
+def read(source: Union[str, "os.PathLike[str]", IO[bytes]], *, strict: bool = False) -> Iterator[Frame]:
+    """Iterates the frames of a saved stream (a path or a binary file object).
+
+    Malformed lines are skipped (see `Stream` for strict mode)."""
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as file:
+            yield from read(file, strict=strict)
+        return
+    stream = Stream(strict=strict)
+    while True:
+        chunk = source.read(CHUNK)
+        if not chunk:
+            break
+        yield from stream.feed(chunk)
+    yield from stream.end_input()

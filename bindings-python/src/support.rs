@@ -1,0 +1,57 @@
+//! What the Python I/O layer takes from the core: bounds, the cancel policy, the stderr
+//! tail, terminal sanitising, the schema and the versions.
+
+use hep_core::supervise::{self, Tail};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+/// The last bytes of a stream (the child's stderr), bounded.
+#[pyclass(module = "hep._hep", name = "Tail")]
+pub(crate) struct PyTail(Tail);
+
+#[pymethods]
+impl PyTail {
+    #[new]
+    #[pyo3(signature = (cap = supervise::STDERR_TAIL_BYTES))]
+    fn new(cap: usize) -> Self {
+        Self(Tail::new(cap))
+    }
+    fn push(&mut self, chunk: &Bound<'_, PyBytes>) {
+        self.0.push(chunk.as_bytes());
+    }
+    fn text(&self) -> String {
+        self.0.text()
+    }
+    #[getter]
+    fn dropped(&self) -> u64 {
+        self.0.dropped()
+    }
+}
+
+/// `text` with terminal-driving characters turned into visible escapes.
+#[pyfunction]
+fn sanitize(text: &str) -> String {
+    hep_core::display::sanitize(text).into_owned()
+}
+
+/// The JSON Schema of the frames.
+#[pyfunction]
+fn json_schema() -> String {
+    hep_core::schema::json_schema()
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTail>()?;
+    m.add_function(wrap_pyfunction!(sanitize, m)?)?;
+    m.add_function(wrap_pyfunction!(json_schema, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("PROTOCOL_VERSION", hep_core::PROTOCOL_VERSION)?;
+    m.add("INTERRUPT_GRACE", supervise::INTERRUPT_GRACE.as_secs_f64())?;
+    m.add("TERMINATE_GRACE", supervise::TERMINATE_GRACE.as_secs_f64())?;
+    m.add("STDERR_TAIL_BYTES", supervise::STDERR_TAIL_BYTES)?;
+    m.add("EXIT_OK", supervise::EXIT_OK)?;
+    m.add("EXIT_FAILED", supervise::EXIT_FAILED)?;
+    m.add("EXIT_CANCELLED", supervise::EXIT_CANCELLED)?;
+    m.add("TOOL_RESULT_CAP", hep_core::bounds::TOOL_RESULT_CAP)?;
+    Ok(())
+}
