@@ -22,7 +22,9 @@ impl PyEmitter {
         let mode = match tool_args {
             "summary" => ArgsMode::Summary,
             "full" => ArgsMode::Full,
-            other => return Err(PyValueError::new_err(format!("tool_args must be 'summary' or 'full', not {other:?}"))),
+            other => {
+                return Err(PyValueError::new_err(format!("tool_args must be 'summary' or 'full', not {other:?}")));
+            }
         };
         Ok(Self(Emitter::new(mode)))
     }
@@ -65,6 +67,7 @@ impl PyEmitter {
     }
 
     #[pyo3(signature = (id, name, action, elapsed_ms, output_bytes = None, detail = None))]
+    #[allow(clippy::too_many_arguments)] // the frame's own fields, as Python passes them
     fn tool_liveness(
         &mut self,
         py: Python<'_>,

@@ -74,7 +74,9 @@ impl Field for ToolResult {
         if let Ok(result) = ob.cast::<PyToolResult>() {
             return Ok(result.get().0.clone());
         }
-        let dict = ob.cast::<PyDict>().map_err(|_| PyTypeError::new_err("a tool result must be a hep.ToolResult or a dict"))?;
+        let dict = ob
+            .cast::<PyDict>()
+            .map_err(|_| PyTypeError::new_err("a tool result must be a hep.ToolResult or a dict"))?;
         Ok(ToolResult {
             id: take(Some(dict), "id")?,
             name: take(Some(dict), "name")?,

@@ -160,6 +160,10 @@ impl PyUnknownFrame {
         other.cast::<Self>().is_ok_and(|o| o.get().inner == self.inner)
     }
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        repr_of(py, "UnknownFrame", &[("type", self.inner.frame_type.to_py(py)?), ("turn_id", self.inner.turn_id.to_py(py)?)])
+        repr_of(
+            py,
+            "UnknownFrame",
+            &[("type", self.inner.frame_type.to_py(py)?), ("turn_id", self.inner.turn_id.to_py(py)?)],
+        )
     }
 }

@@ -34,6 +34,34 @@ fn sanitize(text: &str) -> String {
     hep_core::display::sanitize(text).into_owned()
 }
 
+/// `text` capped at `limit` UTF-16 units with the `…(+N chars)` suffix.
+#[pyfunction]
+fn cap(text: &str, limit: usize) -> String {
+    hep_core::bounds::cap(text, limit)
+}
+
+/// Length of `text` in UTF-16 code units (the protocol's "characters").
+#[pyfunction]
+fn utf16_len(text: &str) -> usize {
+    hep_core::bounds::utf16_len(text)
+}
+
+/// `args_summary` for the argument object in `args_json`, in mode `summary` or `full`.
+#[pyfunction]
+fn render_args(py: Python<'_>, args_json: &str, mode: &str) -> PyResult<String> {
+    let mode = match mode {
+        "summary" => hep_core::ArgsMode::Summary,
+        "full" => hep_core::ArgsMode::Full,
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "mode must be 'summary' or 'full', not {other:?}"
+            )));
+        }
+    };
+    let args = crate::errors::check(py, hep_core::parse_args(args_json))?;
+    Ok(hep_core::bounds::render_args(&args, mode))
+}
+
 /// The JSON Schema of the frames.
 #[pyfunction]
 fn json_schema() -> String {
@@ -44,6 +72,9 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTail>()?;
     m.add_function(wrap_pyfunction!(sanitize, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(cap, m)?)?;
+    m.add_function(wrap_pyfunction!(utf16_len, m)?)?;
+    m.add_function(wrap_pyfunction!(render_args, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("PROTOCOL_VERSION", hep_core::PROTOCOL_VERSION)?;
     m.add("INTERRUPT_GRACE", supervise::INTERRUPT_GRACE.as_secs_f64())?;

@@ -43,7 +43,15 @@ impl PyUsage {
         other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
     }
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        repr_of(py, "Usage", &[("input", self.0.input.to_py(py)?), ("output", self.0.output.to_py(py)?), ("cost", self.0.cost.to_py(py)?)])
+        repr_of(
+            py,
+            "Usage",
+            &[
+                ("input", self.0.input.to_py(py)?),
+                ("output", self.0.output.to_py(py)?),
+                ("cost", self.0.cost.to_py(py)?),
+            ],
+        )
     }
 }
 
@@ -91,7 +99,12 @@ impl PyToolResult {
     }
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let r = &self.0;
-        let fields = [("id", r.id.to_py(py)?), ("name", r.name.to_py(py)?), ("ok", r.ok.to_py(py)?), ("text", r.text.to_py(py)?)];
+        let fields = [
+            ("id", r.id.to_py(py)?),
+            ("name", r.name.to_py(py)?),
+            ("ok", r.ok.to_py(py)?),
+            ("text", r.text.to_py(py)?),
+        ];
         repr_of(py, "ToolResult", &fields)
     }
 }

@@ -50,6 +50,7 @@ from ._hep import (
     parse_line,
     sanitize,
 )
+from ._bounds import args_full, args_summary, cap, utf16_len
 from ._process import AsyncRun, Run, aspawn, spawn
 from ._result import Liveness, RunResult, SkippedLine, ToolCall, Turn, Violation
 from ._stream import Frame, Stream, read
@@ -106,11 +107,15 @@ __all__ = [
     "Writer",
     "WrongTypeError",
     "__version__",
+    "args_full",
+    "args_summary",
     "aspawn",
+    "cap",
     "encode",
     "json_schema",
     "parse_line",
     "read",
     "sanitize",
     "spawn",
+    "utf16_len",
 ]
