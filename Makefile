@@ -48,6 +48,7 @@ test-python: toolchain python-env
 	$(VPY) -m mypy --strict bindings-python/tests/typing
 	$(CARGO) run --quiet -p hep-cli -- check -- $(VPY) examples/python/emit.py
 	$(VPY) examples/python/supervise.py
+	$(VPY) examples/python/check_docs.py
 
 ## Regenerate schema/hep-v1.schema.json from the Rust types.
 schema: toolchain

@@ -8,6 +8,19 @@ use hep_core::*;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
+/// Refuses keyword arguments that are not fields of the frame `class`.
+pub(crate) fn refuse_unknown(kwargs: Option<&Bound<'_, PyDict>>, class: &str, fields: &[&str]) -> PyResult<()> {
+    for key in kwargs.into_iter().flat_map(|k| k.keys()) {
+        let key: String = key.extract()?;
+        if !fields.contains(&key.as_str()) {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "{class}() got an unexpected keyword argument '{key}'"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The canonical form of `frame` as a dict (its exact encoding, parsed).
 fn frame_dict(py: Python<'_>, frame: &Frame) -> PyResult<Py<PyAny>> {
     let line = check(py, encode(frame))?;
@@ -23,6 +36,7 @@ macro_rules! frame_classes {
             pub(crate) struct $class {
                 pub(crate) inner: $inner,
                 pub(crate) raw: Option<String>,
+                pub(crate) line: Option<u64>,
             }
 
             #[pymethods]
@@ -30,7 +44,8 @@ macro_rules! frame_classes {
                 #[new]
                 #[pyo3(signature = (**kwargs))]
                 fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-                    Ok(Self { inner: $inner { $($field: take(kwargs, stringify!($field))?),* }, raw: None })
+                    refuse_unknown(kwargs, $name, &[$(stringify!($field)),*])?;
+                    Ok(Self { inner: $inner { $($field: take(kwargs, stringify!($field))?),* }, raw: None, line: None })
                 }
 
                 #[classattr]
@@ -57,6 +72,12 @@ macro_rules! frame_classes {
                     self.raw.as_deref()
                 }
 
+                /// The 1-based line number in its stream (`None` outside a stream).
+                #[getter]
+                fn line(&self) -> Option<u64> {
+                    self.line
+                }
+
                 /// The exact bytes the reference emitter writes for this frame (no newline).
                 fn to_json(&self, py: Python<'_>) -> PyResult<String> {
                     check(py, encode(&Frame::$variant(self.inner.clone())))
@@ -77,11 +98,11 @@ macro_rules! frame_classes {
             }
         )*
 
-        /// A core frame (with its line) as an instance of its Python class.
-        pub(crate) fn frame_to_py(py: Python<'_>, frame: Frame, raw: Option<String>) -> PyResult<Py<PyAny>> {
+        /// A core frame (with its line and line number) as an instance of its Python class.
+        pub(crate) fn frame_to_py(py: Python<'_>, frame: Frame, raw: Option<String>, line: Option<u64>) -> PyResult<Py<PyAny>> {
             Ok(match frame {
-                $(Frame::$variant(inner) => Py::new(py, $class { inner, raw })?.into_any(),)*
-                Frame::Unknown(inner) => Py::new(py, PyUnknownFrame { inner })?.into_any(),
+                $(Frame::$variant(inner) => Py::new(py, $class { inner, raw, line })?.into_any(),)*
+                Frame::Unknown(inner) => Py::new(py, PyUnknownFrame { inner, line })?.into_any(),
             })
         }
 
@@ -125,6 +146,7 @@ frame_classes! {
 #[pyclass(frozen, module = "hep", name = "UnknownFrame")]
 pub(crate) struct PyUnknownFrame {
     inner: UnknownFrame,
+    line: Option<u64>,
 }
 
 #[pymethods]
@@ -147,6 +169,11 @@ impl PyUnknownFrame {
     #[getter]
     fn raw(&self) -> &str {
         &self.inner.raw
+    }
+    /// The 1-based line number in its stream (`None` outside a stream).
+    #[getter]
+    fn line(&self) -> Option<u64> {
+        self.line
     }
     /// The line, verbatim (an unknown frame is written back unchanged).
     fn to_json(&self) -> &str {

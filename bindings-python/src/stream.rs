@@ -27,7 +27,7 @@ pub(crate) fn parse_line(py: Python<'_>, line: &Bound<'_, PyAny>) -> PyResult<Py
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
     let frame = check(py, hep_core::decode(bytes))?;
-    frame_to_py(py, frame, Some(String::from_utf8_lossy(bytes).into_owned()))
+    frame_to_py(py, frame, Some(String::from_utf8_lossy(bytes).into_owned()), None)
 }
 
 /// The exact line the reference emitter writes for `frame` (no newline).
@@ -55,7 +55,7 @@ impl PyStream {
         let frames = PyList::empty(py);
         for event in events {
             match event {
-                Event::Frame(r) => frames.append(frame_to_py(py, r.frame, Some(r.raw))?)?,
+                Event::Frame(r) => frames.append(frame_to_py(py, r.frame, Some(r.raw), Some(r.line))?)?,
                 Event::Violation(v) => self.violations.push(v),
                 Event::Skipped(e) => self.skipped.push(e),
                 Event::Halted(e) => {

@@ -14,6 +14,7 @@ impl PyUsage {
     #[new]
     #[pyo3(signature = (**kwargs))]
     fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        crate::frames::refuse_unknown(kwargs, "Usage", &["input", "output", "cost"])?;
         usage_from(kwargs).map(Self)
     }
     #[classattr]

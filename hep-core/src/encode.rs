@@ -2,14 +2,15 @@
 //! escaping and Dart `double.toString` number format.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::frame::{Frame, ToolResult, Usage};
+use crate::frame::{Frame, MAX_INT, ToolResult, Usage};
 use crate::scan::find_special;
 use serde_json::{Map, Value};
 
 /// Encodes `frame` as one line of HEP, without the trailing `\n`.
 ///
-/// Unknown frames are written back verbatim. Fails only for a non-finite `cost`
-/// (the reference cannot write one either).
+/// Unknown frames are written back verbatim. Fails (`Unencodable`) for a non-finite
+/// `cost` (the reference cannot write one either) and for an integer field above
+/// [`MAX_INT`] (the decoder would refuse the line).
 pub fn encode(frame: &Frame) -> Result<String> {
     let mut out = String::with_capacity(size_hint(frame));
     encode_into(frame, &mut out)?;
@@ -54,7 +55,7 @@ pub fn encode_into(frame: &Frame, out: &mut String) -> Result<()> {
     out.push_str("{\"type\":\"");
     out.push_str(frame.frame_type());
     out.push('"');
-    let o = &mut Obj(out);
+    let o = &mut Obj(out, None);
     match frame {
         Frame::HepHeader(f) => {
             o.str(key!("hep"), &f.hep).str(key!("fah"), &f.fah).str(key!("session"), &f.session);
@@ -105,7 +106,7 @@ pub fn encode_into(frame: &Frame, out: &mut String) -> Result<()> {
         Frame::Unknown(_) => {}
     }
     o.0.push('}');
-    Ok(())
+    o.1.take().map_or(Ok(()), Err)
 }
 
 fn write_tool_results(out: &mut String, results: &[ToolResult]) {
@@ -124,17 +125,18 @@ fn write_tool_results(out: &mut String, results: &[ToolResult]) {
 
 fn write_usage(out: &mut String, usage: &Usage) -> Result<()> {
     out.push_str("{\"input\":");
-    write_int(out, usage.input);
+    write_field_int(out, usage.input)?;
     out.push_str(key!("output"));
-    write_int(out, usage.output);
+    write_field_int(out, usage.output)?;
     out.push_str(key!("cost"));
     write_f64(out, usage.cost)?;
     out.push('}');
     Ok(())
 }
 
-/// Writes the fields of one frame object, each given with its `key!` prefix.
-struct Obj<'a>(&'a mut String);
+/// Writes the fields of one frame object, each given with its `key!` prefix; remembers
+/// the first value that cannot be encoded.
+struct Obj<'a>(&'a mut String, Option<Error>);
 
 impl Obj<'_> {
     fn str(&mut self, key: &str, value: &str) -> &mut Self {
@@ -145,7 +147,9 @@ impl Obj<'_> {
 
     fn int(&mut self, key: &str, value: u64) -> &mut Self {
         self.0.push_str(key);
-        write_int(self.0, value);
+        if let Err(e) = write_field_int(self.0, value) {
+            self.1.get_or_insert(e);
+        }
         self
     }
 
@@ -154,6 +158,18 @@ impl Obj<'_> {
         self.0.push_str(if value { "true" } else { "false" });
         self
     }
+}
+
+/// An integer field of a frame: at most [`MAX_INT`], so that every line written decodes back.
+fn write_field_int(out: &mut String, value: u64) -> Result<()> {
+    if value > MAX_INT {
+        return Err(Error::new(
+            ErrorKind::Unencodable,
+            format!("{value} is above the largest integer field value {MAX_INT}"),
+        ));
+    }
+    write_int(out, value);
+    Ok(())
 }
 
 fn write_int(out: &mut String, value: u64) {
@@ -345,6 +361,18 @@ mod tests {
         for (v, want) in table {
             assert_eq!(f(v), want, "{v:e}");
         }
+    }
+
+    #[test]
+    fn integers_past_the_decodable_range_are_refused() {
+        use crate::frame::{AgentStart, TurnDone};
+        let big = Frame::AgentStart(AgentStart { turn_id: MAX_INT + 1 });
+        assert_eq!(encode(&big).unwrap_err().kind(), ErrorKind::Unencodable);
+        let usage = Usage { input: MAX_INT + 1, output: 0, cost: 0.0 };
+        let done =
+            TurnDone { turn_id: 1, message: String::new(), tool_results: vec![], usage, stop_reason: "stop".into() };
+        assert_eq!(encode(&Frame::TurnDone(done)).unwrap_err().kind(), ErrorKind::Unencodable);
+        assert!(encode(&Frame::AgentStart(AgentStart { turn_id: MAX_INT })).is_ok());
     }
 
     #[test]

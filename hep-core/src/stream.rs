@@ -209,7 +209,11 @@ impl Stream {
                 _ if self.options.strict && v.severity == Severity::Error => Some(ErrorKind::Violation),
                 _ => None,
             };
-            let error = halt.map(|kind| Error::new(kind, format!("{}: {}", v.code, v.message)).at_line(number));
+            let error = halt.map(|kind| {
+                let message =
+                    if kind == ErrorKind::Violation { format!("{}: {}", v.code, v.message) } else { v.message.clone() };
+                Error::new(kind, message).at_line(number)
+            });
             self.record_violation(v.clone());
             out(Event::Violation(v));
             if let Some(error) = error {

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import os
+import select
 import signal
 import subprocess
 import threading
 import time
 from collections import deque
-from typing import Any, AsyncIterator, Deque, Iterator, List, Optional, Sequence, Union
+from typing import Any, AsyncIterator, Deque, Iterator, Optional, Sequence, Union
 
 from . import _hep
 from ._result import RunResult
-from ._stream import CHUNK, Frame, Stream
+from ._hep import HepError
+from ._stream import CHUNK, Frame, FrameSource, Stream
 
 Argv = Sequence[Union[str, "os.PathLike[str]"]]
 
@@ -51,9 +53,11 @@ class Run:
             **popen,
         )
         self._stream = Stream(strict=strict)
+        self._frames = FrameSource(self._stream)
         self._tail = _hep.Tail()
         self._pending: Deque[Frame] = deque()
         self._eof = False
+        self._group_killed = False
         self._result: Optional[RunResult] = None
         self._stderr = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr.start()
@@ -74,15 +78,24 @@ class Run:
         for chunk in iter(lambda: os.read(err.fileno(), CHUNK), b""):
             self._tail.push(chunk)
 
-    def _read_more(self) -> None:
+    def _read_chunk(self, deadline: Optional[float] = None) -> bytes:
+        """The next bytes of stdout (empty at its end). Once the child has exited, whatever
+        it left in its group is killed, so a leftover holding stdout cannot block the read.
+        Raises `subprocess.TimeoutExpired` past `deadline` (a `time.monotonic()` value)."""
         out = self._proc.stdout
         assert out is not None
-        chunk = os.read(out.fileno(), CHUNK)
-        if chunk:
-            self._pending.extend(self._stream.feed(chunk))
-        else:
-            self._eof = True
-            self._pending.extend(self._stream.end_input())
+        while not select.select([out], [], [], 0.05)[0]:
+            if not self._group_killed and self._proc.poll() is not None:
+                _signal_group(self._proc.pid, signal.SIGKILL)
+                self._group_killed = True
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(self._proc.args, 0)
+        return os.read(out.fileno(), CHUNK)
+
+    def _read_more(self, deadline: Optional[float] = None) -> None:
+        chunk = self._read_chunk(deadline)
+        self._eof = not chunk
+        self._pending.extend(self._frames.take(chunk or None))
 
     def __iter__(self) -> Iterator[Frame]:
         return self
@@ -114,17 +127,18 @@ class Run:
                 time.sleep(0.02)
 
     def wait(self, timeout: Optional[float] = None) -> RunResult:
-        """Reads the rest of the stream, waits for the child, and judges the run."""
+        """Reads the rest of the stream, waits for the child, and judges the run. Raises
+        `subprocess.TimeoutExpired` if that takes longer than `timeout` seconds (the run
+        goes on; call `wait` again, or `cancel`)."""
         if self._result is not None:
             return self._result
-        kept: List[Frame] = list(self._pending)
-        self._pending.clear()
+        deadline = None if timeout is None else time.monotonic() + timeout
         while not self._eof:
-            self._read_more()
-            kept.extend(self._pending)
-            self._pending.clear()
-        self._pending.extend(kept)
-        code = _exit_code(self._proc.wait(timeout))
+            try:
+                self._read_more(deadline)
+            except HepError:
+                continue
+        code = _exit_code(self._proc.wait(None if deadline is None else max(0.0, deadline - time.monotonic())))
         _signal_group(self._proc.pid, signal.SIGKILL)
         self._stderr.join()
         for pipe in (self._proc.stdout, self._proc.stderr):
@@ -154,9 +168,11 @@ class AsyncRun:
     def __init__(self, proc: "asyncio.subprocess.Process", strict: bool) -> None:
         self._proc = proc
         self._stream = Stream(strict=strict)
+        self._frames = FrameSource(self._stream)
         self._tail = _hep.Tail()
         self._pending: Deque[Frame] = deque()
         self._eof = False
+        self._group_killed = False
         self._result: Optional[RunResult] = None
         self._stderr = asyncio.ensure_future(self._drain_stderr())
 
@@ -179,15 +195,22 @@ class AsyncRun:
                 return
             self._tail.push(chunk)
 
-    async def _read_more(self) -> None:
+    async def _read_chunk(self) -> bytes:
+        """The next bytes of stdout (empty at its end); kills what the child left in its group
+        once it has exited, so a leftover holding stdout cannot block the read."""
         out = self._proc.stdout
         assert out is not None
-        chunk = await out.read(CHUNK)
-        if chunk:
-            self._pending.extend(self._stream.feed(chunk))
-        else:
-            self._eof = True
-            self._pending.extend(self._stream.end_input())
+        read = asyncio.ensure_future(out.read(CHUNK))
+        while not (await asyncio.wait({read}, timeout=0.05))[0]:
+            if not self._group_killed and self._proc.returncode is not None:
+                _signal_group(self._proc.pid, signal.SIGKILL)
+                self._group_killed = True
+        return read.result()
+
+    async def _read_more(self) -> None:
+        chunk = await self._read_chunk()
+        self._eof = not chunk
+        self._pending.extend(self._frames.take(chunk or None))
 
     def __aiter__(self) -> AsyncIterator[Frame]:
         return self
@@ -221,13 +244,11 @@ class AsyncRun:
         """Reads the rest of the stream, waits for the child, and judges the run."""
         if self._result is not None:
             return self._result
-        kept: List[Frame] = list(self._pending)
-        self._pending.clear()
         while not self._eof:
-            await self._read_more()
-            kept.extend(self._pending)
-            self._pending.clear()
-        self._pending.extend(kept)
+            try:
+                await self._read_more()
+            except HepError:
+                continue
         code = _exit_code(await self._proc.wait())
         _signal_group(self._proc.pid, signal.SIGKILL)
         await self._stderr

@@ -126,10 +126,17 @@ class RunResult:
     turns: Tuple[Turn, ...]
     turns_dropped: int
     violations: Tuple[Violation, ...]
+    violation_count: int
     skipped: Tuple[SkippedLine, ...]
+    skipped_count: int
     halted: Optional[SkippedLine]
     frames: int
     lines: int
+    session: Optional[str]
+    fah: Optional[str]
+    last_terminal: Optional[str]
+    compactions: int
+    tokens_freed: int
     stderr_tail: str = ""
     data: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -142,6 +149,8 @@ class RunResult:
     def _from(cls, d: Dict[str, Any], stderr_tail: str = "") -> "RunResult":
         run = d["run"]
         halted = d["halted"]
+        header = run["header"] or {}
+        last = run["last_terminal"]
         return cls(
             verdict=d["verdict"],
             reasons=tuple(d["reasons"]),
@@ -152,10 +161,17 @@ class RunResult:
             turns=tuple(Turn._from(t) for t in run["turns"]),
             turns_dropped=run["turns_dropped"],
             violations=tuple(Violation._from(v) for v in d["violations"]),
+            violation_count=d["violation_count"],
             skipped=tuple(SkippedLine._from(s) for s in d["skipped"]),
+            skipped_count=d["skipped_count"],
             halted=SkippedLine._from(halted) if halted else None,
             frames=run["frames"],
             lines=d["lines"],
+            session=header.get("session"),
+            fah=header.get("fah"),
+            last_terminal=last["type"] if last else None,
+            compactions=run["compactions"],
+            tokens_freed=run["tokens_freed"],
             stderr_tail=stderr_tail,
             data=d,
         )

@@ -33,7 +33,9 @@ class Stream:
 
     Violations and skipped lines are collected on the object (`violations`, `skipped`);
     in strict mode the first error is raised instead, as a `HepError` subclass whose
-    `frames` attribute holds the frames that came before it in that chunk.
+    `frames` attribute holds the frames of that `feed` call up to the one that stopped it
+    (for a violation, the offending frame is the last of them). A header naming another
+    major version is refused in every mode (`UnsupportedVersionError`).
     """
 
     def __init__(self, *, strict: bool = False, max_line_bytes: int = 16 * 1024 * 1024) -> None:
@@ -53,6 +55,11 @@ class Stream:
         return [Violation._from(v) for v in self._core.violations()]
 
     @property
+    def halted(self) -> Optional[HepError]:
+        """The error that stopped the stream, if it has stopped."""
+        return self._core.halted()
+
+    @property
     def skipped(self) -> List[HepError]:
         """The lines skipped so far, as errors naming line, column and kind."""
         return self._core.skipped()
@@ -70,10 +77,31 @@ def read(source: Union[str, "os.PathLike[str]", IO[bytes]], *, strict: bool = Fa
         with open(source, "rb") as file:
             yield from read(file, strict=strict)
         return
-    stream = Stream(strict=strict)
+    frames = FrameSource(Stream(strict=strict))
     while True:
         chunk = source.read(CHUNK)
+        yield from frames.take(chunk or None)
         if not chunk:
-            break
-        yield from stream.feed(chunk)
-    yield from stream.end_input()
+            return
+
+
+class FrameSource:
+    """Frames of a stream for iteration. When strict mode stops the stream, the frames
+    before the error come out first, and the error is raised on the next call."""
+
+    def __init__(self, stream: Stream) -> None:
+        self.stream = stream
+        self.error: Optional[HepError] = None
+
+    def take(self, chunk: Optional[bytes]) -> List[Frame]:
+        """The frames completed by `chunk` (`None`: the end of input)."""
+        if self.error is not None:
+            raise self.error
+        try:
+            return self.stream.feed(chunk) if chunk is not None else self.stream.end_input()
+        except HepError as error:
+            self.error = error
+            before: List[Frame] = list(getattr(error, "frames", []))
+            if before:
+                return before
+            raise

@@ -103,7 +103,9 @@ class Writer:
         stop_reason: str,
     ) -> Optional[str]:
         """`turn_done` (tool result texts capped at 2000 UTF-16 units); closes the turn."""
-        return self._put(self._emitter.turn_done(message, list(tool_results), usage, stop_reason))
+        results = [r if isinstance(r, _hep.ToolResult) else dict(r) for r in tool_results]
+        core_usage = usage if isinstance(usage, _hep.Usage) else dict(usage)
+        return self._put(self._emitter.turn_done(message, results, core_usage, stop_reason))
 
     def turn_error(self, error: str, fatal: bool = True) -> Optional[str]:
         """`turn_error`; closes the turn."""

@@ -1,0 +1,715 @@
+"""Type stubs of `hep._hep`, the compiled core (pyo3; see bindings-python/src).
+
+Frames, `Usage` and `ToolResult` are frozen: every field is a read-only property, and
+equality compares the protocol values (they are not hashable). Instances cannot be
+subclassed. Integer fields are non-negative (a negative one raises `OverflowError`), and a
+stream carries at most 2**53 - 1.
+"""
+
+from typing import Any, ClassVar, Dict, Iterable, List, Optional, Tuple, Union
+
+from typing_extensions import Final, Literal, NotRequired, TypeAlias, TypedDict, final
+
+__all__ = [
+    "HepError",
+    "JsonSyntaxError",
+    "InvalidUtf8Error",
+    "TrailingCharactersError",
+    "NotAnObjectError",
+    "MissingFieldError",
+    "DuplicateFieldError",
+    "WrongTypeError",
+    "OutOfRangeError",
+    "TooDeepError",
+    "LineTooLongError",
+    "TruncatedError",
+    "UnsupportedVersionError",
+    "ProtocolViolationError",
+    "UnencodableError",
+    "HepIOError",
+    "HepHeader",
+    "AgentStart",
+    "MessageStart",
+    "MessageDelta",
+    "ToolStart",
+    "ToolDelta",
+    "ToolLiveness",
+    "TurnDone",
+    "TurnError",
+    "Cancelled",
+    "CompactionStart",
+    "CompactionEnd",
+    "UnknownFrame",
+    "Usage",
+    "ToolResult",
+    "Stream",
+    "Emitter",
+    "parse_line",
+    "encode",
+    "Tail",
+    "sanitize",
+    "json_schema",
+    "cap",
+    "utf16_len",
+    "render_args",
+    "__version__",
+    "PROTOCOL_VERSION",
+    "INTERRUPT_GRACE",
+    "TERMINATE_GRACE",
+    "STDERR_TAIL_BYTES",
+    "EXIT_OK",
+    "EXIT_FAILED",
+    "EXIT_CANCELLED",
+    "TOOL_RESULT_CAP",
+]
+
+# ---------------------------------------------------------------------------------------
+# Helper types (stub-only; they do not exist at runtime)
+
+_Bytes: TypeAlias = Union[str, bytes, bytearray, memoryview]
+"""What `parse_line` and `Stream.feed` accept: text (encoded as UTF-8) or bytes."""
+
+_Frame: TypeAlias = Union[
+    HepHeader,
+    AgentStart,
+    MessageStart,
+    MessageDelta,
+    ToolStart,
+    ToolDelta,
+    ToolLiveness,
+    TurnDone,
+    TurnError,
+    Cancelled,
+    CompactionStart,
+    CompactionEnd,
+    UnknownFrame,
+]
+"""Every frame class (`hep.Frame` is the same union)."""
+
+class _UsageDict(TypedDict):
+    input: int
+    output: int
+    cost: float
+
+class _ToolResultDict(TypedDict):
+    id: str
+    name: str
+    ok: bool
+    text: str
+
+class _HepHeaderDict(TypedDict):
+    type: Literal["hep_header"]
+    hep: str
+    fah: str
+    session: str
+
+class _AgentStartDict(TypedDict):
+    type: Literal["agent_start"]
+    turn_id: int
+
+class _MessageStartDict(TypedDict):
+    type: Literal["message_start"]
+    turn_id: int
+    role: str
+
+class _MessageDeltaDict(TypedDict):
+    type: Literal["message_delta"]
+    turn_id: int
+    delta: str
+
+class _ToolStartDict(TypedDict):
+    type: Literal["tool_start"]
+    turn_id: int
+    id: str
+    name: str
+    args_summary: str
+
+class _ToolDeltaDict(TypedDict):
+    type: Literal["tool_delta"]
+    turn_id: int
+    id: str
+    update: str
+
+class _ToolLivenessDict(TypedDict):
+    type: Literal["tool_liveness"]
+    turn_id: int
+    id: str
+    name: str
+    action: str
+    elapsed_ms: int
+    output_bytes: NotRequired[int]
+    detail: NotRequired[str]
+
+class _TurnDoneDict(TypedDict):
+    type: Literal["turn_done"]
+    turn_id: int
+    message: str
+    tool_results: List[_ToolResultDict]
+    usage: _UsageDict
+    stop_reason: str
+
+class _TurnErrorDict(TypedDict):
+    type: Literal["turn_error"]
+    turn_id: int
+    error: str
+    fatal: bool
+
+class _CancelledDict(TypedDict):
+    type: Literal["cancelled"]
+    turn_id: int
+
+class _CompactionStartDict(TypedDict):
+    type: Literal["compaction_start"]
+    turn_id: int
+
+class _CompactionEndDict(TypedDict):
+    type: Literal["compaction_end"]
+    turn_id: int
+    tokens_freed: int
+
+# ---------------------------------------------------------------------------------------
+# Constants
+
+__version__: Final[str]
+PROTOCOL_VERSION: Final = "v1"
+INTERRUPT_GRACE: Final[float]
+"""Seconds between SIGINT and SIGTERM when cancelling a child."""
+TERMINATE_GRACE: Final[float]
+"""Seconds between SIGTERM and SIGKILL when cancelling a child."""
+STDERR_TAIL_BYTES: Final[int]
+"""Bytes of a child's stderr kept (the tail)."""
+EXIT_OK: Final = 0
+EXIT_FAILED: Final = 1
+EXIT_CANCELLED: Final = 130
+TOOL_RESULT_CAP: Final = 2000
+"""`turn_done.tool_results[].text` is capped at this many UTF-16 code units."""
+
+# ---------------------------------------------------------------------------------------
+# Errors: `HepError(ValueError)` and one subclass per error kind
+
+class HepError(ValueError):
+    """Any error of the hep library; `.kind` names it.
+
+    The attributes are set on every error hep raises (not on one built by hand)."""
+
+    kind: str
+    """The stable snake_case kind (`"syntax"`, `"missing_field"`, ...)."""
+    line: int
+    """1-based line number; 0 when the error is not tied to a line."""
+    column: int
+    """1-based byte offset within the line; 0 when unknown."""
+    excerpt: str
+    """A short excerpt of the offending input ("" when none)."""
+    detail: str
+    """The message without the position."""
+    frames: List[_Frame]
+    """Set only on the error a `Stream` halts with (strict mode): the frames that came
+    before it in the chunk being fed."""
+
+class JsonSyntaxError(HepError):
+    kind: Literal["syntax"]
+
+class InvalidUtf8Error(HepError):
+    kind: Literal["invalid_utf8"]
+
+class TrailingCharactersError(HepError):
+    kind: Literal["trailing_characters"]
+
+class NotAnObjectError(HepError):
+    kind: Literal["not_an_object"]
+
+class MissingFieldError(HepError):
+    kind: Literal["missing_field"]
+
+class DuplicateFieldError(HepError):
+    kind: Literal["duplicate_field"]
+
+class WrongTypeError(HepError):
+    kind: Literal["wrong_type"]
+
+class OutOfRangeError(HepError):
+    kind: Literal["out_of_range"]
+
+class TooDeepError(HepError):
+    kind: Literal["too_deep"]
+
+class LineTooLongError(HepError):
+    kind: Literal["line_too_long"]
+
+class TruncatedError(HepError):
+    kind: Literal["truncated"]
+
+class UnsupportedVersionError(HepError):
+    kind: Literal["unsupported_version"]
+
+class ProtocolViolationError(HepError):
+    kind: Literal["violation"]
+
+class UnencodableError(HepError):
+    kind: Literal["unencodable"]
+
+class HepIOError(HepError):
+    kind: Literal["io"]
+
+# ---------------------------------------------------------------------------------------
+# The records inside `turn_done`
+
+@final
+class Usage:
+    """`turn_done.usage`: token counts and cost in dollars."""
+
+    __match_args__: ClassVar[Tuple[Literal["input"], Literal["output"], Literal["cost"]]]
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __new__(cls, *, input: int, output: int, cost: float) -> Usage: ...
+    @property
+    def input(self) -> int: ...
+    @property
+    def output(self) -> int: ...
+    @property
+    def cost(self) -> float: ...
+    def to_dict(self) -> _UsageDict: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class ToolResult:
+    """One entry of `turn_done.tool_results`."""
+
+    __match_args__: ClassVar[Tuple[Literal["id"], Literal["name"], Literal["ok"], Literal["text"]]]
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __new__(cls, *, id: str, name: str, ok: bool, text: str) -> ToolResult: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def text(self) -> str: ...
+    def to_dict(self) -> _ToolResultDict: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+# ---------------------------------------------------------------------------------------
+# Frames: one frozen class per frame type. Each has the protocol's fields as properties,
+# `type` (the wire type), `raw` (the line it was read from, `None` when built in Python),
+# `line` (its 1-based line number in a stream, else `None`),
+# `to_json()` (the exact bytes the reference writes, no newline) and `to_dict()`.
+# Constructors take the fields as keyword arguments.
+
+@final
+class HepHeader:
+    __match_args__: ClassVar[Tuple[Literal["hep"], Literal["fah"], Literal["session"]]]
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __new__(cls, *, hep: str, fah: str, session: str) -> HepHeader: ...
+    @property
+    def hep(self) -> str: ...
+    @property
+    def fah(self) -> str: ...
+    @property
+    def session(self) -> str: ...
+    @property
+    def type(self) -> Literal["hep_header"]: ...
+    @property
+    def raw(self) -> Optional[str]: ...
+    @property
+    def line(self) -> Optional[int]:
+        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
+    def to_json(self) -> str: ...
+    def to_dict(self) -> _HepHeaderDict: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class AgentStart:
+    __match_args__: ClassVar[Tuple[Literal["turn_id"]]]
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __new__(cls, *, turn_id: int) -> AgentStart: ...
+    @property
+    def turn_id(self) -> int: ...
+    @property
+    def type(self) -> Literal["agent_start"]: ...
+    @property
+    def raw(self) -> Optional[str]: ...
+    @property
+    def line(self) -> Optional[int]:
+        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
+    def to_json(self) -> str: ...
+    def to_dict(self) -> _AgentStartDict: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class MessageStart:
+    __match_args__: ClassVar[Tuple[Literal["turn_id"], Literal["role"]]]
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __new__(cls, *, turn_id: int, role: str) -> MessageStart: ...
+    @property
+    def turn_id(self) -> int: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def type(self) -> Literal["message_start"]: ...
+    @property
+    def raw(self) -> Optional[str]: ...
+    @property
+    def line(self) -> Optional[int]:
+        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
+    def to_json(self) -> str: ...
+    def to_dict(self) -> _MessageStartDict: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class MessageDelta:
+    __match_args__: ClassVar[Tuple[Literal["turn_id"], Literal["delta"]]]
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __new__(cls, *, turn_id: int, delta: str) -> MessageDelta: ...
+    @property
+    def turn_id(self) -> int: ...
+    @property
+    def delta(self) -> str: ...
+    @property
+    def type(self) -> Literal["message_delta"]: ...
+    @property
+    def raw(self) -> Optional[str]: ...
+    @property
+    def line(self) -> Optional[int]:
+        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
+    def to_json(self) -> str: ...
+    def to_dict(self) -> _MessageDeltaDict: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class ToolStart:
+    __match_args__: ClassVar[Tuple[Literal["turn_id"], Literal["id"], Literal["name"], Literal["args_summary"]]]
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __new__(cls, *, turn_id: int, id: str, name: str, args_summary: str) -> ToolStart: ...
+    @property
+    def turn_id(self) -> int: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def args_summary(self) -> str: ...
+    @property
+    def type(self) -> Literal["tool_start"]: ...
+    @property
+    def raw(self) -> Optional[str]: ...
+    @property
+    def line(self) -> Optional[int]:
+        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
+    def to_json(self) -> str: ...
+    def to_dict(self) -> _ToolStartDict: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class ToolDelta:
+    __match_args__: ClassVar[Tuple[Literal["turn_id"], Literal["id"], Literal["update"]]]
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __new__(cls, *, turn_id: int, id: str, update: str) -> ToolDelta: ...
+    @property
+    def turn_id(self) -> int: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def update(self) -> str: ...
+    @property
+    def type(self) -> Literal["tool_delta"]: ...
+    @property
+    def raw(self) -> Optional[str]: ...
+    @property
+    def line(self) -> Optional[int]:
+        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
+    def to_json(self) -> str: ...
+    def to_dict(self) -> _ToolDeltaDict: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class ToolLiveness:
+    __match_args__: ClassVar[
+        Tuple[
+            Literal["turn_id"],
+            Literal["id"],
+            Literal["name"],
+            Literal["action"],
+            Literal["elapsed_ms"],
+            Literal["output_bytes"],
+            Literal["detail"],
+        ]
+    ]
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __new__(
+        cls,
+        *,
+        turn_id: int,
+        id: str,
+        name: str,
+        action: str,
+        elapsed_ms: int,
+        output_bytes: Optional[int] = None,
+        detail: Optional[str] = None,
+    ) -> ToolLiveness: ...
+    @property
+    def turn_id(self) -> int: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def action(self) -> str:
+        """`"heartbeat"` or a stuck-call follow-up: `"cancel_retry"`, `"background_convert"`,
+        `"escalate"`, `"advisory"` (a later v1 may add more)."""
+    @property
+    def elapsed_ms(self) -> int: ...
+    @property
+    def output_bytes(self) -> Optional[int]: ...
+    @property
+    def detail(self) -> Optional[str]: ...
+    @property
+    def type(self) -> Literal["tool_liveness"]: ...
+    @property
+    def raw(self) -> Optional[str]: ...
+    @property
+    def line(self) -> Optional[int]:
+        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
+    def to_json(self) -> str: ...
+    def to_dict(self) -> _ToolLivenessDict: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class TurnDone:
+    __match_args__: ClassVar[
+        Tuple[
+            Literal["turn_id"],
+            Literal["message"],
+            Literal["tool_results"],
+            Literal["usage"],
+            Literal["stop_reason"],
+        ]
+    ]
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __new__(
+        cls,
+        *,
+        turn_id: int,
+        message: str,
+        tool_results: Iterable[Union[ToolResult, Dict[str, Any]]],
+        usage: Union[Usage, Dict[str, Any]],
+        stop_reason: str,
+    ) -> TurnDone: ...
+    @property
+    def turn_id(self) -> int: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def tool_results(self) -> List[ToolResult]:
+        """A new list on each access."""
+    @property
+    def usage(self) -> Usage: ...
+    @property
+    def stop_reason(self) -> str: ...
+    @property
+    def type(self) -> Literal["turn_done"]: ...
+    @property
+    def raw(self) -> Optional[str]: ...
+    @property
+    def line(self) -> Optional[int]:
+        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
+    def to_json(self) -> str: ...
+    def to_dict(self) -> _TurnDoneDict: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class TurnError:
+    __match_args__: ClassVar[Tuple[Literal["turn_id"], Literal["error"], Literal["fatal"]]]
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __new__(cls, *, turn_id: int, error: str, fatal: bool) -> TurnError: ...
+    @property
+    def turn_id(self) -> int: ...
+    @property
+    def error(self) -> str: ...
+    @property
+    def fatal(self) -> bool: ...
+    @property
+    def type(self) -> Literal["turn_error"]: ...
+    @property
+    def raw(self) -> Optional[str]: ...
+    @property
+    def line(self) -> Optional[int]:
+        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
+    def to_json(self) -> str: ...
+    def to_dict(self) -> _TurnErrorDict: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class Cancelled:
+    __match_args__: ClassVar[Tuple[Literal["turn_id"]]]
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __new__(cls, *, turn_id: int) -> Cancelled: ...
+    @property
+    def turn_id(self) -> int: ...
+    @property
+    def type(self) -> Literal["cancelled"]: ...
+    @property
+    def raw(self) -> Optional[str]: ...
+    @property
+    def line(self) -> Optional[int]:
+        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
+    def to_json(self) -> str: ...
+    def to_dict(self) -> _CancelledDict: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class CompactionStart:
+    __match_args__: ClassVar[Tuple[Literal["turn_id"]]]
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __new__(cls, *, turn_id: int) -> CompactionStart: ...
+    @property
+    def turn_id(self) -> int: ...
+    @property
+    def type(self) -> Literal["compaction_start"]: ...
+    @property
+    def raw(self) -> Optional[str]: ...
+    @property
+    def line(self) -> Optional[int]:
+        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
+    def to_json(self) -> str: ...
+    def to_dict(self) -> _CompactionStartDict: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class CompactionEnd:
+    __match_args__: ClassVar[Tuple[Literal["turn_id"], Literal["tokens_freed"]]]
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __new__(cls, *, turn_id: int, tokens_freed: int) -> CompactionEnd: ...
+    @property
+    def turn_id(self) -> int: ...
+    @property
+    def tokens_freed(self) -> int: ...
+    @property
+    def type(self) -> Literal["compaction_end"]: ...
+    @property
+    def raw(self) -> Optional[str]: ...
+    @property
+    def line(self) -> Optional[int]:
+        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
+    def to_json(self) -> str: ...
+    def to_dict(self) -> _CompactionEndDict: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class UnknownFrame:
+    """A frame of a type this version does not know: kept, never an error. Only parsing
+    produces one (the class has no constructor)."""
+
+    __match_args__: ClassVar[Tuple[Literal["type"], Literal["turn_id"]]]
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    @property
+    def type(self) -> str: ...
+    @property
+    def turn_id(self) -> Optional[int]:
+        """The frame's `turn_id`, when it has a valid one."""
+    @property
+    def raw(self) -> str:
+        """The line, verbatim."""
+    @property
+    def line(self) -> Optional[int]:
+        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
+    def to_json(self) -> str:
+        """The line, verbatim (an unknown frame is written back unchanged)."""
+    def to_dict(self) -> Dict[str, Any]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+# ---------------------------------------------------------------------------------------
+# Reading
+
+def parse_line(line: _Bytes) -> _Frame:
+    """One line (a trailing `\\n` or `\\r\\n` is allowed) to its frame; raises a `HepError`
+    subclass."""
+
+def encode(frame: _Frame) -> str:
+    """The exact line the reference emitter writes for `frame` (no newline)."""
+
+@final
+class Stream:
+    """The core stream (wrapped by `hep.Stream`): bytes in, frames out."""
+
+    def __new__(cls, *, strict: bool = False, max_line_bytes: int = ...) -> Stream: ...
+    def feed(self, data: _Bytes) -> List[_Frame]:
+        """Raises the halting `HepError` (with `.frames`) in strict mode."""
+    def end_input(self) -> List[_Frame]: ...
+    def finish(self, exit_code: Optional[int] = None) -> Dict[str, Any]:
+        """The run result as plain data (see `hep.RunResult`); raises `RuntimeError` when
+        called twice."""
+    def violations(self) -> List[Dict[str, Any]]: ...
+    def skipped(self) -> List[HepError]: ...
+    def halted(self) -> Optional[HepError]: ...
+
+# ---------------------------------------------------------------------------------------
+# Writing
+
+@final
+class Emitter:
+    """The emitter state machine (wrapped by `hep.Writer`): each call returns the line it
+    produced (no newline), or `None` when the protocol writes nothing."""
+
+    def __new__(cls, tool_args: str = "summary") -> Emitter:
+        """`tool_args`: `"summary"` or `"full"` (else `ValueError`)."""
+    @property
+    def turn_id(self) -> int: ...
+    def header(self, fah: str, session: str) -> Optional[str]: ...
+    def agent_start(self) -> Optional[str]: ...
+    def turn_start(self) -> None: ...
+    def message_start(self, role: str = "assistant") -> Optional[str]: ...
+    def message_delta(self, delta: str) -> Optional[str]: ...
+    def tool_start(self, id: str, name: str, args_json: str) -> Optional[str]:
+        """`args_json`: the JSON text of the argument object (its key order is kept)."""
+    def tool_delta(self, id: str, update: str) -> Optional[str]: ...
+    def tool_liveness(
+        self,
+        id: str,
+        name: str,
+        action: str,
+        elapsed_ms: int,
+        output_bytes: Optional[int] = None,
+        detail: Optional[str] = None,
+    ) -> Optional[str]:
+        """`action`: `"heartbeat"`, `"cancel_retry"`, `"background_convert"`, `"escalate"`
+        or `"advisory"` (else `ValueError`)."""
+    def turn_done(
+        self,
+        message: str,
+        tool_results: Iterable[Union[ToolResult, Dict[str, Any]]],
+        usage: Union[Usage, Dict[str, Any]],
+        stop_reason: str,
+    ) -> Optional[str]: ...
+    def turn_error(self, error: str, fatal: bool = True) -> Optional[str]: ...
+    def cancelled(self) -> Optional[str]: ...
+    def compaction_start(self) -> Optional[str]: ...
+    def compaction_end(self, tokens_freed: int) -> Optional[str]: ...
+
+# ---------------------------------------------------------------------------------------
+# Support
+
+@final
+class Tail:
+    """The last bytes of a stream (a child's stderr), bounded to `cap` bytes."""
+
+    def __new__(cls, cap: int = ...) -> Tail: ...
+    def push(self, chunk: bytes) -> None: ...
+    def text(self) -> str: ...
+    @property
+    def dropped(self) -> int: ...
+
+def sanitize(text: str) -> str:
+    """`text` with terminal-driving characters turned into visible escapes."""
+
+def json_schema() -> str:
+    """The JSON Schema of the frames."""
+
+def cap(text: str, limit: int) -> str:
+    """`text` capped at `limit` UTF-16 units with the `…(+N chars)` suffix."""
+
+def utf16_len(text: str) -> int:
+    """Length of `text` in UTF-16 code units (the protocol's "characters")."""
+
+def render_args(args_json: str, mode: str) -> str:
+    """`args_summary` for the argument object in `args_json`; `mode`: `"summary"` or
+    `"full"` (else `ValueError`)."""

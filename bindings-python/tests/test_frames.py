@@ -1,0 +1,621 @@
+"""Frame objects, errors and the reading API (`parse_line`, `Stream`, `read`)."""
+
+from __future__ import annotations
+
+import io
+import json
+import pathlib
+from typing import Any, Dict, List, Optional, Tuple, Type
+
+import pytest
+
+import hep
+
+# One line per frame class, with every optional field present where there is one.
+SAMPLES: Dict[Type[Any], str] = {
+    hep.HepHeader: '{"type":"hep_header","hep":"v1","fah":"1.2.3","session":"abc"}',
+    hep.AgentStart: '{"type":"agent_start","turn_id":1}',
+    hep.MessageStart: '{"type":"message_start","turn_id":1,"role":"assistant"}',
+    hep.MessageDelta: '{"type":"message_delta","turn_id":1,"delta":"hel\\"lo\\n"}',
+    hep.ToolStart: '{"type":"tool_start","turn_id":1,"id":"c1","name":"read","args_summary":"path=\\"notes.txt\\""}',
+    hep.ToolDelta: '{"type":"tool_delta","turn_id":1,"id":"c1","update":"partial"}',
+    hep.ToolLiveness: (
+        '{"type":"tool_liveness","turn_id":1,"id":"c1","name":"bash","action":"heartbeat",'
+        '"elapsed_ms":5000,"output_bytes":12,"detail":"attempt 2"}'
+    ),
+    hep.TurnDone: (
+        '{"type":"turn_done","turn_id":1,"message":"done reading","tool_results":'
+        '[{"id":"c1","name":"read","ok":true,"text":"data"}],"usage":{"input":12,"output":34,"cost":0.5},'
+        '"stop_reason":"stop"}'
+    ),
+    hep.TurnError: '{"type":"turn_error","turn_id":2,"error":"rate limited","fatal":true}',
+    hep.Cancelled: '{"type":"cancelled","turn_id":3}',
+    hep.CompactionStart: '{"type":"compaction_start","turn_id":1}',
+    hep.CompactionEnd: '{"type":"compaction_end","turn_id":1,"tokens_freed":4200}',
+    hep.UnknownFrame: '{"type":"future_frame","turn_id":4,"x":[1,{"y":null}]}',
+}
+KNOWN = [cls for cls in SAMPLES if cls is not hep.UnknownFrame]
+WIRE_TYPES = {
+    hep.HepHeader: "hep_header",
+    hep.AgentStart: "agent_start",
+    hep.MessageStart: "message_start",
+    hep.MessageDelta: "message_delta",
+    hep.ToolStart: "tool_start",
+    hep.ToolDelta: "tool_delta",
+    hep.ToolLiveness: "tool_liveness",
+    hep.TurnDone: "turn_done",
+    hep.TurnError: "turn_error",
+    hep.Cancelled: "cancelled",
+    hep.CompactionStart: "compaction_start",
+    hep.CompactionEnd: "compaction_end",
+    hep.UnknownFrame: "future_frame",
+}
+# The spec's key order for each frame (after `type`).
+KEY_ORDER: Dict[Type[Any], Tuple[str, ...]] = {
+    hep.HepHeader: ("hep", "fah", "session"),
+    hep.AgentStart: ("turn_id",),
+    hep.MessageStart: ("turn_id", "role"),
+    hep.MessageDelta: ("turn_id", "delta"),
+    hep.ToolStart: ("turn_id", "id", "name", "args_summary"),
+    hep.ToolDelta: ("turn_id", "id", "update"),
+    hep.ToolLiveness: ("turn_id", "id", "name", "action", "elapsed_ms", "output_bytes", "detail"),
+    hep.TurnDone: ("turn_id", "message", "tool_results", "usage", "stop_reason"),
+    hep.TurnError: ("turn_id", "error", "fatal"),
+    hep.Cancelled: ("turn_id",),
+    hep.CompactionStart: ("turn_id",),
+    hep.CompactionEnd: ("turn_id", "tokens_freed"),
+}
+
+ids = [cls.__name__ for cls in SAMPLES]
+known_ids = [cls.__name__ for cls in KNOWN]
+
+
+def sample(cls: Type[Any]) -> Any:
+    return hep.parse_line(SAMPLES[cls])
+
+
+# ---- classes, .type, .raw ----
+
+
+@pytest.mark.parametrize("cls", list(SAMPLES), ids=ids)
+def test_parsed_frame_has_its_class_type_and_raw_line(cls: Type[Any]) -> None:
+    frame = sample(cls)
+    assert type(frame) is cls
+    assert frame.type == WIRE_TYPES[cls]
+    assert frame.raw == SAMPLES[cls]
+    assert cls.__module__ == "hep"
+
+
+def test_raw_is_the_line_verbatim_with_unknown_fields_and_without_line_ending() -> None:
+    line = '{"type":"agent_start", "turn_id":1,"new_field":{"a":[1,2]}}'
+    assert hep.parse_line(line + "\n").raw == line
+    assert hep.parse_line((line + "\r\n").encode()).raw == line
+    stream = hep.Stream()
+    header = SAMPLES[hep.HepHeader]
+    frames = stream.feed(f"{header}\r\n{line}\n")
+    assert [f.raw for f in frames] == [header, line]
+    # Unknown fields are kept in raw, but not in the encoding.
+    assert frames[1].to_json() == '{"type":"agent_start","turn_id":1}'
+
+
+def test_frame_built_in_python_has_no_raw() -> None:
+    assert hep.AgentStart(turn_id=1).raw is None
+    assert hep.parse_line(hep.AgentStart(turn_id=1).to_json()).raw == '{"type":"agent_start","turn_id":1}'
+
+
+def test_unknown_frame_keeps_type_turn_id_and_line() -> None:
+    frame = sample(hep.UnknownFrame)
+    assert (frame.type, frame.turn_id) == ("future_frame", 4)
+    assert frame.to_json() == SAMPLES[hep.UnknownFrame]
+    assert hep.encode(frame) == SAMPLES[hep.UnknownFrame]
+    assert frame.to_dict() == {"type": "future_frame", "turn_id": 4, "x": [1, {"y": None}]}
+    no_id = hep.parse_line('{"type":"later","turn_id":"x"}')
+    assert type(no_id) is hep.UnknownFrame and no_id.turn_id is None
+
+
+# ---- frozen ----
+
+
+@pytest.mark.parametrize("cls", list(SAMPLES), ids=ids)
+def test_frames_are_frozen(cls: Type[Any]) -> None:
+    frame = sample(cls)
+    before = frame.to_json()
+    for name in (*cls.__match_args__, "type", "raw"):
+        with pytest.raises(AttributeError):
+            setattr(frame, name, 7)
+        with pytest.raises(AttributeError):
+            delattr(frame, name)
+    with pytest.raises(AttributeError):
+        frame.brand_new_attribute = 1
+    assert frame.to_json() == before
+
+
+def test_nested_values_are_frozen_and_lists_are_copies() -> None:
+    frame = sample(hep.TurnDone)
+    with pytest.raises(AttributeError):
+        frame.usage.cost = 9.0
+    with pytest.raises(AttributeError):
+        frame.tool_results[0].ok = False
+    results = frame.tool_results
+    results.clear()
+    assert len(frame.tool_results) == 1
+    assert frame.to_json() == SAMPLES[hep.TurnDone]
+
+
+# ---- pattern matching ----
+
+
+@pytest.mark.parametrize("cls", list(SAMPLES), ids=ids)
+def test_match_args_name_the_fields_in_protocol_order(cls: Type[Any]) -> None:
+    args = cls.__match_args__
+    assert isinstance(args, tuple) and args
+    frame = sample(cls)
+    for name in args:
+        getattr(frame, name)  # every name is an attribute
+    if cls in KEY_ORDER:
+        assert args == KEY_ORDER[cls]
+    else:
+        assert args == ("type", "turn_id")
+
+
+@pytest.mark.parametrize("cls", list(SAMPLES), ids=ids)
+def test_positional_class_pattern_binds_every_field(cls: Type[Any]) -> None:
+    frame = sample(cls)
+    names = cls.__match_args__
+    captures = ", ".join(f"v{i}" for i in range(len(names)))
+    code = (
+        "match frame:\n"
+        f"    case cls({captures}):\n"
+        f"        got = ({captures},)\n"
+        "    case _:\n"
+        "        got = None\n"
+    )
+    scope: Dict[str, Any] = {"frame": frame, "cls": cls, "hep": hep}
+    exec(code, scope)
+    assert scope["got"] == tuple(getattr(frame, n) for n in names)
+
+
+def describe(frame: Any) -> str:
+    """A consumer's dispatch, as the README shows it."""
+    match frame:
+        case hep.HepHeader(version, fah, session):
+            return f"header {version} {fah} {session}"
+        case hep.AgentStart(turn_id):
+            return f"start {turn_id}"
+        case hep.MessageStart(turn_id, role="assistant"):
+            return f"message {turn_id}"
+        case hep.MessageDelta(delta=text):
+            return f"delta {text!r}"
+        case hep.ToolStart(_, call_id, name, args):
+            return f"tool {call_id} {name}({args})"
+        case hep.ToolDelta(_, call_id, update):
+            return f"output {call_id} {update}"
+        case hep.ToolLiveness(action="heartbeat", elapsed_ms=ms, output_bytes=size, detail=detail):
+            return f"heartbeat {ms} {size} {detail}"
+        case hep.TurnDone(turn_id, message, [hep.ToolResult(call_id, _, True, text)], hep.Usage(i, o, cost), stop):
+            return f"done {turn_id} {message!r} {call_id}={text} {i}/{o}/{cost} {stop}"
+        case hep.TurnError(turn_id, error, fatal=True):
+            return f"fatal {turn_id} {error}"
+        case hep.Cancelled(turn_id):
+            return f"cancelled {turn_id}"
+        case hep.CompactionStart(turn_id):
+            return f"compacting {turn_id}"
+        case hep.CompactionEnd(turn_id, freed):
+            return f"compacted {turn_id} {freed}"
+        case hep.UnknownFrame(kind, turn_id):
+            return f"unknown {kind} {turn_id}"
+    return "no match"
+
+
+def test_match_dispatches_every_frame_class() -> None:
+    got = [describe(sample(cls)) for cls in SAMPLES]
+    assert got == [
+        "header v1 1.2.3 abc",
+        "start 1",
+        "message 1",
+        "delta 'hel\"lo\\n'",
+        'tool c1 read(path="notes.txt")',
+        "output c1 partial",
+        "heartbeat 5000 12 attempt 2",
+        "done 1 'done reading' c1=data 12/34/0.5 stop",
+        "fatal 2 rate limited",
+        "cancelled 3",
+        "compacting 1",
+        "compacted 1 4200",
+        "unknown future_frame 4",
+    ]
+    # Classes with the same fields never match each other.
+    assert describe(hep.CompactionStart(turn_id=9)) == "compacting 9"
+    assert describe(hep.MessageStart(turn_id=1, role="user")) == "no match"
+    assert describe(hep.TurnError(turn_id=1, error="x", fatal=False)) == "no match"
+
+
+# ---- repr and equality ----
+
+
+def test_repr_shows_class_and_fields() -> None:
+    assert repr(hep.AgentStart(turn_id=1)) == "AgentStart(turn_id=1)"
+    assert repr(sample(hep.MessageDelta)) == "MessageDelta(turn_id=1, delta='hel\"lo\\n')"
+    assert repr(sample(hep.TurnDone)) == (
+        "TurnDone(turn_id=1, message='done reading', "
+        "tool_results=[ToolResult(id='c1', name='read', ok=True, text='data')], "
+        "usage=Usage(input=12, output=34, cost=0.5), stop_reason='stop')"
+    )
+    assert repr(hep.ToolLiveness(turn_id=1, id="c", name="n", action="escalate", elapsed_ms=1)) == (
+        "ToolLiveness(turn_id=1, id='c', name='n', action='escalate', elapsed_ms=1, output_bytes=None, detail=None)"
+    )
+    assert repr(sample(hep.UnknownFrame)) == "UnknownFrame(type='future_frame', turn_id=4)"
+
+
+@pytest.mark.parametrize("cls", KNOWN, ids=known_ids)
+def test_repr_evaluates_back_to_an_equal_frame(cls: Type[Any]) -> None:
+    frame = sample(cls)
+    assert eval(repr(frame), vars(hep)) == frame
+
+
+@pytest.mark.parametrize("cls", list(SAMPLES), ids=ids)
+def test_equality(cls: Type[Any]) -> None:
+    a, b = sample(cls), sample(cls)
+    assert a is not b
+    assert a == b and not (a != b)
+    assert a != SAMPLES[cls] and a != a.to_dict() and a != None  # noqa: E711
+    for other in SAMPLES:
+        if other is not cls:
+            assert a != sample(other)
+
+
+def test_equality_compares_fields_not_classes_with_the_same_fields_nor_raw() -> None:
+    assert hep.Cancelled(turn_id=1) != hep.CompactionStart(turn_id=1)
+    assert hep.AgentStart(turn_id=1) != hep.AgentStart(turn_id=2)
+    assert hep.MessageDelta(turn_id=1, delta="a") != hep.MessageDelta(turn_id=1, delta="b")
+    # The same frame read from another line (spacing, unknown fields) is equal.
+    assert hep.parse_line('{ "turn_id": 1, "type": "agent_start", "new": 0 }') == hep.AgentStart(turn_id=1)
+    assert sample(hep.UnknownFrame) != hep.parse_line('{"type":"future_frame","turn_id":4,"x":[2]}')
+    assert hep.Usage(input=1, output=2, cost=0.5) == hep.Usage(input=1, output=2, cost=0.5)
+    assert hep.Usage(input=1, output=2, cost=0.5) != hep.Usage(input=1, output=2, cost=0.25)
+    assert hep.ToolResult(id="a", name="b", ok=True, text="") != hep.ToolResult(id="a", name="b", ok=False, text="")
+
+
+# ---- to_dict ----
+
+
+@pytest.mark.parametrize("cls", KNOWN, ids=known_ids)
+def test_to_dict_keys_in_protocol_order(cls: Type[Any]) -> None:
+    d = sample(cls).to_dict()
+    assert list(d) == ["type", *KEY_ORDER[cls]]
+    assert d == json.loads(SAMPLES[cls])
+    assert json.dumps(d, separators=(",", ":"), ensure_ascii=False) == SAMPLES[cls]
+
+
+def test_to_dict_nested_order_and_omitted_optionals() -> None:
+    d = sample(hep.TurnDone).to_dict()
+    assert list(d["tool_results"][0]) == ["id", "name", "ok", "text"]
+    assert list(d["usage"]) == ["input", "output", "cost"]
+    assert isinstance(d["usage"]["cost"], float)
+    bare = hep.ToolLiveness(turn_id=1, id="c", name="n", action="heartbeat", elapsed_ms=3).to_dict()
+    assert list(bare) == ["type", "turn_id", "id", "name", "action", "elapsed_ms"]
+    assert hep.Usage(input=1, output=2, cost=3).to_dict() == {"input": 1, "output": 2, "cost": 3.0}
+    assert list(hep.ToolResult(id="a", name="b", ok=True, text="t").to_dict()) == ["id", "name", "ok", "text"]
+
+
+# ---- building frames with keywords and encoding them ----
+
+
+SPEC_EXAMPLES = [
+    (hep.HepHeader(hep="v1", fah="1.2.3", session="abc"), '{"type":"hep_header","hep":"v1","fah":"1.2.3","session":"abc"}'),
+    (hep.AgentStart(turn_id=1), '{"type":"agent_start","turn_id":1}'),
+    (hep.MessageDelta(turn_id=1, delta='hel"lo\n'), '{"type":"message_delta","turn_id":1,"delta":"hel\\"lo\\n"}'),
+    (
+        hep.ToolStart(turn_id=1, id="c1", name="read", args_summary='path="notes.txt"'),
+        '{"type":"tool_start","turn_id":1,"id":"c1","name":"read","args_summary":"path=\\"notes.txt\\""}',
+    ),
+    (
+        hep.TurnDone(
+            turn_id=1,
+            message="done reading",
+            tool_results=[hep.ToolResult(id="c1", name="read", ok=True, text="data")],
+            usage=hep.Usage(input=12, output=34, cost=0.5),
+            stop_reason="stop",
+        ),
+        '{"type":"turn_done","turn_id":1,"message":"done reading","tool_results":[{"id":"c1","name":"read","ok":true,'
+        '"text":"data"}],"usage":{"input":12,"output":34,"cost":0.5},"stop_reason":"stop"}',
+    ),
+    (hep.CompactionEnd(turn_id=1, tokens_freed=4200), '{"type":"compaction_end","turn_id":1,"tokens_freed":4200}'),
+    (hep.Cancelled(turn_id=2), '{"type":"cancelled","turn_id":2}'),
+    (hep.CompactionStart(turn_id=2), '{"type":"compaction_start","turn_id":2}'),
+    (hep.MessageStart(turn_id=2, role="assistant"), '{"type":"message_start","turn_id":2,"role":"assistant"}'),
+    (hep.ToolDelta(turn_id=2, id="c", update="é/😀"), '{"type":"tool_delta","turn_id":2,"id":"c","update":"é/😀"}'),
+    (hep.TurnError(turn_id=2, error="boom", fatal=True), '{"type":"turn_error","turn_id":2,"error":"boom","fatal":true}'),
+    (
+        hep.ToolLiveness(turn_id=2, id="c", name="bash", action="heartbeat", elapsed_ms=10, detail="attempt 1"),
+        '{"type":"tool_liveness","turn_id":2,"id":"c","name":"bash","action":"heartbeat","elapsed_ms":10,"detail":"attempt 1"}',
+    ),
+]
+
+
+@pytest.mark.parametrize(("frame", "line"), SPEC_EXAMPLES, ids=[type(f).__name__ for f, _ in SPEC_EXAMPLES])
+def test_keyword_built_frame_encodes_to_exact_bytes_and_back(frame: Any, line: str) -> None:
+    assert frame.to_json() == line
+    assert hep.encode(frame) == line
+    assert hep.parse_line(line) == frame
+
+
+def test_turn_done_accepts_dicts_and_writes_cost_as_float() -> None:
+    frame = hep.TurnDone(
+        turn_id=1,
+        message="",
+        tool_results=[{"id": "c1", "name": "read", "ok": False, "text": "nope"}],
+        usage={"input": 0, "output": 0, "cost": 0},
+        stop_reason="toolUse",
+    )
+    assert frame.tool_results == [hep.ToolResult(id="c1", name="read", ok=False, text="nope")]
+    assert frame.usage == hep.Usage(input=0, output=0, cost=0.0)
+    assert frame.to_json().endswith('"usage":{"input":0,"output":0,"cost":0.0},"stop_reason":"toolUse"}')
+
+
+def test_building_frames_checks_arguments() -> None:
+    with pytest.raises(TypeError, match="turn_id"):
+        hep.AgentStart()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        hep.AgentStart(1)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        hep.AgentStart(turn_id="1")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        hep.TurnDone(turn_id=1, message="", tool_results=[], usage=[1, 2, 3], stop_reason="stop")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        hep.encode({"type": "agent_start", "turn_id": 1})  # type: ignore[arg-type]
+    with pytest.raises(hep.UnencodableError) as info:
+        hep.TurnDone(turn_id=1, message="", tool_results=[], usage={"input": 0, "output": 0, "cost": float("nan")}, stop_reason="s").to_json()
+    assert isinstance(info.value, ValueError) and info.value.kind == "unencodable"
+
+
+def test_unknown_keyword_is_rejected_not_dropped() -> None:
+    """A misspelt optional field must not vanish silently from the frame."""
+    with pytest.raises(TypeError):
+        hep.ToolLiveness(turn_id=1, id="c", name="n", action="heartbeat", elapsed_ms=1, output_byte=5)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        hep.AgentStart(turn_id=1, bogus=2)  # type: ignore[call-arg]
+
+
+def test_encoded_frame_always_decodes_back() -> None:
+    """Whatever `encode` writes, `parse_line` must read back (turn ids are capped at 2**53-1
+    on decode, so encoding a larger one must fail instead of writing an unreadable line)."""
+    for turn_id in (0, 2**53 - 1, 2**53, 2**60):
+        try:
+            line = hep.AgentStart(turn_id=turn_id).to_json()
+        except (ValueError, OverflowError):
+            continue
+        assert hep.parse_line(line) == hep.AgentStart(turn_id=turn_id), line
+
+
+# ---- errors ----
+
+ERRORS = [
+    ("syntax", hep.JsonSyntaxError, '{"type":"agent_start","turn_id":}', 33),
+    ("invalid_utf8", hep.InvalidUtf8Error, b'{"type":"message_delta","turn_id":1,"delta":"a\xffb"}', None),
+    ("trailing_characters", hep.TrailingCharactersError, '{"type":"agent_start","turn_id":1} x', 36),
+    ("not_an_object", hep.NotAnObjectError, "[1]", 1),
+    ("missing_field", hep.MissingFieldError, '{"type":"agent_start"}', None),
+    ("duplicate_field", hep.DuplicateFieldError, '{"type":"agent_start","turn_id":1,"turn_id":2}', None),
+    ("wrong_type", hep.WrongTypeError, '{"type":"agent_start","turn_id":"1"}', 33),
+    ("out_of_range", hep.OutOfRangeError, '{"type":"agent_start","turn_id":9007199254740992}', 33),
+    ("too_deep", hep.TooDeepError, '{"type":"x","a":' + "[" * 100 + "]" * 100 + "}", None),
+]
+
+
+@pytest.mark.parametrize(("kind", "cls", "line", "column"), ERRORS, ids=[e[0] for e in ERRORS])
+def test_each_decode_error_kind_raises_its_class(kind: str, cls: Type[Exception], line: Any, column: Optional[int]) -> None:
+    with pytest.raises(cls) as info:
+        hep.parse_line(line)
+    err = info.value
+    assert type(err) is cls
+    assert isinstance(err, hep.HepError) and isinstance(err, ValueError)
+    assert err.kind == kind
+    assert err.line == 0  # parse_line: not tied to a line
+    assert err.column >= 1
+    if column is not None:
+        assert err.column == column
+    assert kind in str(err)
+    # The same line in a stream: skipped, placed at its line number.
+    stream = hep.Stream()
+    data = line if isinstance(line, bytes) else line.encode()
+    assert stream.feed(SAMPLES[hep.HepHeader].encode() + b"\n" + data + b"\n") == [sample(hep.HepHeader)]
+    (skipped,) = stream.skipped
+    assert type(skipped) is cls and skipped.kind == kind and skipped.line == 2 and skipped.column == err.column
+
+
+def test_stream_error_kinds_raise_their_class() -> None:
+    header = SAMPLES[hep.HepHeader]
+    cases: List[Tuple[Type[Exception], str, Dict[str, Any], bytes]] = [
+        (hep.LineTooLongError, "line_too_long", {"max_line_bytes": 40}, f"{header}\n{header}\n".encode()),
+        (hep.TruncatedError, "truncated", {}, f'{header}\n{{"type":"agent_st'.encode()),
+        (hep.UnsupportedVersionError, "unsupported_version", {}, b'{"type":"hep_header","hep":"v2","fah":"1","session":"s"}\n'),
+        (hep.ProtocolViolationError, "violation", {}, f'{header}\n{{"type":"agent_start","turn_id":2}}\n'.encode()),
+        (hep.JsonSyntaxError, "syntax", {}, f"{header}\nnot json\n".encode()),
+    ]
+    for cls, kind, options, data in cases:
+        stream = hep.Stream(strict=True, **options)
+        with pytest.raises(cls) as info:
+            stream.feed(data)
+            stream.end_input()
+        err = info.value
+        assert type(err) is cls and isinstance(err, hep.HepError) and isinstance(err, ValueError), kind
+        assert err.kind == kind
+        assert err.line == (1 if kind in ("line_too_long", "unsupported_version") else 2), kind
+        assert isinstance(err.column, int)
+        result = stream.finish(0)
+        assert result.halted is not None and (result.halted.kind, result.halted.line) == (kind, err.line)
+        assert result.verdict == "protocol_error"
+
+
+def test_every_error_class_is_a_hep_error_and_a_value_error() -> None:
+    names = [n for n in hep.__all__ if n.endswith("Error") and n != "TurnError"]
+    assert len(names) == 16
+    for name in names:
+        cls = getattr(hep, name)
+        assert issubclass(cls, hep.HepError) and issubclass(cls, ValueError), name
+
+
+# ---- Stream: strict and lenient ----
+
+HEADER = SAMPLES[hep.HepHeader]
+START = '{"type":"agent_start","turn_id":1}'
+DELTA = '{"type":"message_delta","turn_id":1,"delta":"hi"}'
+DONE = '{"type":"turn_done","turn_id":1,"message":"hi","tool_results":[],"usage":{"input":1,"output":2,"cost":0.5},"stop_reason":"stop"}'
+
+
+def test_strict_stream_raises_with_the_frames_before_the_error() -> None:
+    stream = hep.Stream(strict=True)
+    with pytest.raises(hep.JsonSyntaxError) as info:
+        stream.feed(f"{HEADER}\n{START}\n{{oops\n{DELTA}\n{DONE}\n")
+    err = info.value
+    assert (err.kind, err.line, err.column) == ("syntax", 3, 2)
+    assert err.frames == [sample(hep.HepHeader), hep.AgentStart(turn_id=1)]
+    assert stream.feed(f"{DELTA}\n") == []  # halted: nothing more is delivered
+    result = stream.finish(0)
+    assert result.verdict == "protocol_error" and not result.conforms
+    assert result.halted is not None and (result.halted.kind, result.halted.line) == ("syntax", 3)
+
+
+def test_strict_stream_raises_on_an_error_violation_after_delivering_its_frame() -> None:
+    stream = hep.Stream(strict=True)
+    assert stream.feed(f"{HEADER}\n{START}\n") == [sample(hep.HepHeader), hep.AgentStart(turn_id=1)]
+    with pytest.raises(hep.ProtocolViolationError) as info:
+        stream.feed('{"type":"message_delta","turn_id":3,"delta":"x"}\n' + DONE + "\n")
+    assert info.value.kind == "violation" and info.value.line == 3
+    assert info.value.frames == [hep.MessageDelta(turn_id=3, delta="x")]
+    assert "turn_id_mismatch" in str(info.value)
+
+
+def test_strict_stream_does_not_raise_on_warnings() -> None:
+    stream = hep.Stream(strict=True)
+    frames = stream.feed(f'{HEADER}\n{START}\n{{"type":"message_start","turn_id":1,"role":"user"}}\n{DONE}\n')
+    assert len(frames) == 4
+    assert [(v.code, v.severity) for v in stream.violations] == [("unexpected_role", "warning")]
+    assert stream.finish(0).verdict == "ok"
+
+
+def test_lenient_stream_collects_violations_and_skipped_lines() -> None:
+    stream = hep.Stream()
+    frames = stream.feed(f"{HEADER}\n{START}\ngarbage\n{START}\n{DELTA}\n{DONE}\n")
+    assert [f.type for f in frames] == ["hep_header", "agent_start", "agent_start", "message_delta", "turn_done"]
+    assert [(v.code, v.severity, v.line, v.turn_id) for v in stream.violations] == [
+        ("duplicate_agent_start", "error", 4, 1)
+    ]
+    assert isinstance(stream.violations[0], hep.Violation) and stream.violations[0].message
+    [skipped] = stream.skipped
+    assert isinstance(skipped, hep.JsonSyntaxError) and (skipped.line, skipped.column) == (3, 1)
+    result = stream.finish(0)
+    assert result.verdict == "protocol_error" and not result.conforms
+    assert [(s.kind, s.line) for s in result.skipped] == [("syntax", 3)]
+    assert [v.code for v in result.violations] == ["duplicate_agent_start"]
+    assert result.answer == "hi" and result.exit_code == 0 and result.lines == 6 and result.frames == 5
+
+
+def test_lenient_stream_clean_run() -> None:
+    stream = hep.Stream()
+    assert len(stream.feed(f"{HEADER}\n{START}\n{DELTA}\n{DONE}\n")) == 4
+    result = stream.finish(0)
+    assert (result.verdict, result.conforms, result.answer) == ("ok", True, "hi")
+    assert result.usage == hep.Usage(input=1, output=2, cost=0.5)
+    assert [t.turn_id for t in result.turns] == [1] and result.turns[0].text == "hi"
+    with pytest.raises(RuntimeError):
+        stream.feed(b"x")
+
+
+@pytest.mark.parametrize("kind", ["bytes", "str", "bytearray", "memoryview"])
+def test_feed_accepts_bytes_and_text(kind: str) -> None:
+    data = f'{HEADER}\n{{"type":"message_delta","turn_id":1,"delta":"é😀"}}\n'
+    convert: Dict[str, Any] = {
+        "bytes": str.encode,
+        "str": str,
+        "bytearray": lambda s: bytearray(s.encode()),
+        "memoryview": lambda s: memoryview(s.encode()),
+    }
+    stream = hep.Stream()
+    assert stream.feed(convert[kind](data))[1] == hep.MessageDelta(turn_id=1, delta="é😀")
+
+
+def test_feed_joins_lines_split_anywhere_even_inside_a_character() -> None:
+    data = f'{HEADER}\n{{"type":"message_delta","turn_id":1,"delta":"é😀"}}\n'.encode()
+    stream = hep.Stream()
+    frames = []
+    for i in range(len(data)):
+        frames += stream.feed(data[i : i + 1])
+    assert frames == [sample(hep.HepHeader), hep.MessageDelta(turn_id=1, delta="é😀")]
+    assert stream.skipped == []
+
+
+def test_end_input_reports_a_partial_last_line() -> None:
+    stream = hep.Stream()
+    stream.feed(f"{HEADER}\n{START}\n{DONE}".encode())
+    assert stream.end_input() == []
+    [skipped] = stream.skipped
+    assert isinstance(skipped, hep.TruncatedError) and skipped.line == 3
+    result = stream.finish(0)
+    assert result.verdict == "incomplete"
+
+
+# ---- hep.read ----
+
+
+def _saved(tmp_path: pathlib.Path) -> pathlib.Path:
+    path = tmp_path / "run.hep"
+    path.write_bytes(f"{HEADER}\n{START}\nbad line\n{DELTA}\n{DONE}\n".encode())
+    return path
+
+
+def test_read_a_path(tmp_path: pathlib.Path) -> None:
+    path = _saved(tmp_path)
+    expected = ["hep_header", "agent_start", "message_delta", "turn_done"]
+    assert [f.type for f in hep.read(path)] == expected
+    assert [f.type for f in hep.read(str(path))] == expected
+
+
+def test_read_a_binary_file_object(tmp_path: pathlib.Path) -> None:
+    with open(_saved(tmp_path), "rb") as file:
+        frames = list(hep.read(file))
+    assert frames[-1] == hep.parse_line(DONE)
+    big = (HEADER + "\n" + "\n".join(DELTA for _ in range(20000)) + "\n").encode()  # several read chunks
+    assert len(list(hep.read(io.BytesIO(big)))) == 20001
+
+
+def test_read_strict_raises_at_the_bad_line(tmp_path: pathlib.Path) -> None:
+    """Strict reading yields every frame before the bad line, then raises."""
+    frames = []
+    with pytest.raises(hep.JsonSyntaxError) as info:
+        for frame in hep.read(_saved(tmp_path), strict=True):
+            frames.append(frame)
+    assert info.value.line == 3
+    assert [f.type for f in frames] == ["hep_header", "agent_start"]
+
+
+def test_read_truncated_file_yields_the_complete_frames(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "cut.hep"
+    path.write_bytes(f"{HEADER}\n{START}\n{DELTA[:10]}".encode())
+    assert [f.type for f in hep.read(path)] == ["hep_header", "agent_start"]
+    with pytest.raises(hep.TruncatedError):
+        list(hep.read(path, strict=True))
+
+
+# ---- Writer output targets ----
+
+
+def test_writer_writes_each_line_to_text_binary_and_callable_targets() -> None:
+    text, binary = io.StringIO(), io.BytesIO()
+    lines: List[str] = []
+    for out in (text, binary, lines.append):
+        w = hep.Writer(out, "1.2.3")
+        assert w.header("abc") == HEADER
+        assert w.header("again") is None
+        assert w.agent_start() == START
+        assert w.message_delta("hi") == DELTA
+        assert w.tool_delta("c1", "") is None
+        assert w.turn_done("hi", [], {"input": 1, "output": 2, "cost": 0.5}, "stop") == DONE
+        assert w.turn_id == 1
+    expected = f"{HEADER}\n{START}\n{DELTA}\n{DONE}\n"
+    assert text.getvalue() == expected
+    assert binary.getvalue() == expected.encode()
+    assert "".join(lines) == expected
+    with pytest.raises(TypeError):
+        hep.Writer(42, "1.2.3")  # type: ignore[arg-type]
