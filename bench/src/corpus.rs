@@ -6,6 +6,7 @@ use crate::rng::Rng;
 use crate::text::{call_id, chunks, prose, tool_call, tool_output};
 use hep_core::writer::{Emitter, ToolOutcome};
 use hep_core::{ArgsMode, LivenessAction, Usage, parse_args};
+use serde_json::json;
 
 /// The shape of one corpus.
 #[derive(Debug, Clone, Copy)]
@@ -79,12 +80,16 @@ pub(crate) struct Corpus {
     pub(crate) frames: u64,
     /// Bytes over all streams.
     pub(crate) bytes: u64,
+    /// Per stream, the writer inputs its frames do not hold, as JSON lines (`--dump-corpus`):
+    /// the args mode, each `tool_start`'s argument JSON, each `turn_done`'s uncapped results.
+    pub(crate) inputs: Vec<Vec<u8>>,
 }
 
 /// Lines of one stream being written.
 struct Lines {
     buf: Vec<u8>,
     frames: u64,
+    inputs: Vec<u8>,
 }
 
 impl Lines {
@@ -96,19 +101,27 @@ impl Lines {
         }
         Ok(())
     }
+
+    /// Records a writer input that the frames do not hold.
+    fn input(&mut self, value: &serde_json::Value) {
+        self.inputs.extend_from_slice(value.to_string().as_bytes());
+        self.inputs.push(b'\n');
+    }
 }
 
 /// Generates the corpus of `profile` with `scale` times its stream count.
 pub(crate) fn generate(profile: &Profile, scale: f64) -> Result<Corpus, Failure> {
     let mut rng = Rng::new(profile.seed);
     let count = ((profile.streams as f64 * scale).round() as usize).max(1);
-    let mut corpus = Corpus { name: profile.name, streams: Vec::with_capacity(count), frames: 0, bytes: 0 };
+    let mut corpus =
+        Corpus { name: profile.name, streams: Vec::with_capacity(count), frames: 0, bytes: 0, inputs: Vec::new() };
     for index in 0..count {
-        let mut lines = Lines { buf: Vec::new(), frames: 0 };
+        let mut lines = Lines { buf: Vec::new(), frames: 0, inputs: Vec::new() };
         run(profile, &mut rng, index, &mut lines)?;
         corpus.frames += lines.frames;
         corpus.bytes += lines.buf.len() as u64;
         corpus.streams.push(lines.buf);
+        corpus.inputs.push(lines.inputs);
     }
     Ok(corpus)
 }
@@ -118,6 +131,7 @@ fn run(p: &Profile, rng: &mut Rng, index: usize, out: &mut Lines) -> Result<(), 
     // Every fourth run is an `events=full` run (raw JSON arguments).
     let mode = if index % 4 == 3 { ArgsMode::Full } else { ArgsMode::Summary };
     let mut em = Emitter::new(mode);
+    out.input(&json!({"tool_args": if mode == ArgsMode::Full { "full" } else { "summary" }}));
     out.put(em.header("1.2.3", &format!("sess-{index:04}-{:08x}", rng.next_u64() as u32)))?;
     let rounds = rng.range(p.rounds.0, p.rounds.1);
     let mut input_tokens = rng.range(2_000, 12_000) as u64;
@@ -143,6 +157,7 @@ fn run(p: &Profile, rng: &mut Rng, index: usize, out: &mut Lines) -> Result<(), 
         let cost = (input_tokens as f64 * 3.0 + output as f64 * 15.0) / 1e6;
         let usage = Usage { input: input_tokens, output, cost };
         let stop = if results.is_empty() { "stop" } else { "toolUse" };
+        out.input(&json!({"turn_done": results.iter().map(|r| &r.3).collect::<Vec<_>>()}));
         out.put(em.turn_done(&text, &outcomes, usage, stop))?;
     }
     Ok(())
@@ -160,6 +175,7 @@ fn tools(
     for _ in 0..rng.range(p.tools.0, p.tools.1) {
         let id = call_id(rng);
         let (name, args) = tool_call(rng);
+        out.input(&json!({"tool_start": args}));
         out.put(em.tool_start(&id, name, &parse_args(&args)?))?;
         let mut full = String::new();
         let mut elapsed = 0u64;

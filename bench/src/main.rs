@@ -1,11 +1,13 @@
 //! `hep-bench`: hep-core's stream path and encoder, side by side with what a user would
 //! otherwise write with serde_json, over a seeded, deterministic corpus.
 //!
-//! Run with `cargo run --release -p hep-bench [-- --reps N --warmup N --scale X]`.
+//! Run with `cargo run --release -p hep-bench [-- --reps N --warmup N --scale X]`;
+//! `-- --dump-corpus DIR` writes the corpora as files instead (for the Python bench).
 //! See `bench/README.md` for what each row measures.
 
 mod cases;
 mod corpus;
+mod dump;
 mod measure;
 mod mirror;
 mod report;
@@ -57,10 +59,12 @@ struct Options {
     only: Option<&'static str>,
     /// Only the corpus of this name.
     corpus: Option<&'static str>,
+    /// Write the corpora under this directory instead of measuring.
+    dump: Option<&'static str>,
 }
 
 fn options() -> Result<Options, Failure> {
-    let mut o = Options { reps: 7, warmup: 1, scale: 1.0, only: None, corpus: None };
+    let mut o = Options { reps: 7, warmup: 1, scale: 1.0, only: None, corpus: None, dump: None };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().ok_or_else(|| Failure(format!("{flag} needs a value")))?;
@@ -71,8 +75,9 @@ fn options() -> Result<Options, Failure> {
             "--scale" => o.scale = value.parse().map_err(|e| bad(&e))?,
             "--only" => o.only = Some(value.leak()),
             "--corpus" => o.corpus = Some(value.leak()),
+            "--dump-corpus" => o.dump = Some(value.leak()),
             _ => {
-                let known = "--reps N, --warmup N, --scale X, --only CASE-SUBSTRING, --corpus NAME";
+                let known = "--reps N, --warmup N, --scale X, --only CASE-SUBSTRING, --corpus NAME, --dump-corpus DIR";
                 return Err(Failure(format!("unknown option {flag} (known: {known})")));
             }
         }
@@ -92,6 +97,14 @@ fn capped(frames: &[Frame]) -> u64 {
 
 fn main() -> Result<(), Failure> {
     let o = options()?;
+    let profiles = [DELTA_HEAVY, TOOL_HEAVY];
+    let chosen = || profiles.iter().filter(|p| o.corpus.is_none_or(|c| c == p.name));
+    if let Some(dir) = o.dump {
+        for profile in chosen() {
+            dump::write(std::path::Path::new(dir), profile, o.scale, &corpus::generate(profile, o.scale)?)?;
+        }
+        return Ok(());
+    }
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
     println!(
         "hep-bench: {} warm-up + {} timed runs per case (median reported), {cores} cores, scale {}",
@@ -100,7 +113,7 @@ fn main() -> Result<(), Failure> {
     println!("MB = 10^6 bytes of input (parsers) or output (encoders)");
     println!("core/row = core speed over the row's speed = row time / core time (> 1.00x: the core is faster)\n");
     let mut verdicts = Vec::new();
-    for profile in [DELTA_HEAVY, TOOL_HEAVY].iter().filter(|p| o.corpus.is_none_or(|c| c == p.name)) {
+    for profile in chosen() {
         verdicts.extend(bench_corpus(profile, o)?);
     }
     println!("\nsummary");
