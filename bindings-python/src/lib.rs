@@ -6,6 +6,7 @@ mod emitter;
 mod errors;
 mod fields;
 mod frames;
+mod result;
 mod stream;
 mod support;
 mod values;
@@ -19,6 +20,7 @@ fn _hep(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<values::PyUsage>()?;
     m.add_class::<values::PyToolResult>()?;
     m.add_class::<stream::PyStream>()?;
+    m.add_class::<result::PyRunResult>()?;
     m.add_class::<emitter::PyEmitter>()?;
     m.add_function(wrap_pyfunction!(stream::parse_line, m)?)?;
     m.add_function(wrap_pyfunction!(stream::encode, m)?)?;

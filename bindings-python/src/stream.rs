@@ -3,31 +3,36 @@
 use crate::convert::to_py_data;
 use crate::errors::{check, to_py};
 use crate::frames::{frame_from_py, frame_to_py};
+use crate::result::PyRunResult;
 use hep_core::lines::DEFAULT_MAX_LINE;
 use hep_core::{Error, Event, Stream, StreamOptions, Violation};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 
-/// Bytes from `bytes`, `bytearray`, `memoryview` or `str` (encoded as UTF-8).
-fn bytes_of(data: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
-    if let Ok(text) = data.cast::<PyString>() {
-        return Ok(text.to_cow()?.as_bytes().to_vec());
-    }
+/// Calls `with` on the bytes of `data`: borrowed for `bytes` and `str` (as UTF-8), copied
+/// for any other buffer (`bytearray`, `memoryview`, ...).
+fn with_bytes<T>(data: &Bound<'_, PyAny>, with: impl FnOnce(&[u8]) -> T) -> PyResult<T> {
     if let Ok(bytes) = data.cast::<PyBytes>() {
-        return Ok(bytes.as_bytes().to_vec());
+        return Ok(with(bytes.as_bytes()));
     }
-    data.extract::<Vec<u8>>()
+    if let Ok(text) = data.cast::<PyString>() {
+        return Ok(with(text.to_cow()?.as_bytes()));
+    }
+    let copy = data.py().get_type::<PyBytes>().call1((data,))?;
+    let copy = copy.cast::<PyBytes>()?;
+    Ok(with(copy.as_bytes()))
 }
 
 /// One line (without its newline) to its frame; raises a `HepError` subclass.
 #[pyfunction]
 pub(crate) fn parse_line(py: Python<'_>, line: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let bytes = bytes_of(line)?;
-    let bytes = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
-    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-    let frame = check(py, hep_core::decode(bytes))?;
-    frame_to_py(py, frame, Some(String::from_utf8_lossy(bytes).into_owned()), None)
+    let (decoded, raw) = with_bytes(line, |bytes| {
+        let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        (hep_core::decode(bytes), String::from_utf8_lossy(bytes).into_owned())
+    })?;
+    frame_to_py(py, check(py, decoded)?, Some(raw), None)
 }
 
 /// The exact line the reference emitter writes for `frame` (no newline).
@@ -46,25 +51,35 @@ pub(crate) struct PyStream {
 }
 
 impl PyStream {
-    fn stream(&mut self) -> PyResult<&mut Stream> {
-        self.stream.as_mut().ok_or_else(|| PyRuntimeError::new_err("the stream is finished"))
-    }
-
-    /// Turns events into frames, keeping the rest; a halt is raised with the frames so far.
-    fn deliver(&mut self, py: Python<'_>, events: Vec<Event>) -> PyResult<Py<PyList>> {
+    /// Hands `bytes` (or the end of input) to the core, turning each frame into its Python
+    /// object as it comes; a halt is raised with the frames so far.
+    fn run(&mut self, py: Python<'_>, bytes: Option<&[u8]>) -> PyResult<Py<PyList>> {
+        let stream = self.stream.as_mut().ok_or_else(|| PyRuntimeError::new_err("the stream is finished"))?;
         let frames = PyList::empty(py);
-        for event in events {
-            match event {
-                Event::Frame(r) => frames.append(frame_to_py(py, r.frame, Some(r.raw), Some(r.line))?)?,
-                Event::Violation(v) => self.violations.push(v),
-                Event::Skipped(e) => self.skipped.push(e),
-                Event::Halted(e) => {
-                    let err = to_py(py, &e);
-                    err.value(py).setattr("frames", &frames)?;
-                    self.halted = Some(e);
-                    return Err(err);
-                }
+        let (mut failure, mut halt) = (None, None);
+        let (violations, skipped) = (&mut self.violations, &mut self.skipped);
+        let mut on_event = |event| match event {
+            Event::Frame(r) if failure.is_none() => {
+                let made = frame_to_py(py, r.frame, Some(r.raw), Some(r.line)).and_then(|f| frames.append(f));
+                failure = made.err();
             }
+            Event::Frame(_) => {}
+            Event::Violation(v) => violations.push(v),
+            Event::Skipped(e) => skipped.push(e),
+            Event::Halted(e) => halt = Some(e),
+        };
+        match bytes {
+            Some(bytes) => stream.feed_with(bytes, &mut on_event),
+            None => stream.end_input().into_iter().for_each(&mut on_event),
+        }
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        if let Some(e) = halt {
+            let err = to_py(py, &e);
+            err.value(py).setattr("frames", &frames)?;
+            self.halted = Some(e);
+            return Err(err);
         }
         Ok(frames.unbind())
     }
@@ -81,26 +96,23 @@ impl PyStream {
 
     /// Feeds bytes (or text); returns the frames they complete.
     fn feed(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Py<PyList>> {
-        let bytes = bytes_of(data)?;
-        let events = self.stream()?.feed(&bytes);
-        self.deliver(py, events)
+        with_bytes(data, |bytes| self.run(py, Some(bytes)))?
     }
 
     /// Marks the end of input; returns the frames that completes (none: a partial last
     /// line is reported as skipped).
     fn end_input(&mut self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        let events = self.stream()?.end_input();
-        self.deliver(py, events)
+        self.run(py, None)
     }
 
-    /// Ends the stream; returns the run result as plain data (see `hep.RunResult`).
+    /// Ends the stream; returns the run result (see `hep.RunResult`).
     #[pyo3(signature = (exit_code = None))]
-    fn finish(&mut self, py: Python<'_>, exit_code: Option<i32>) -> PyResult<Py<PyAny>> {
+    fn finish(&mut self, exit_code: Option<i32>) -> PyResult<PyRunResult> {
         let stream = self.stream.take().ok_or_else(|| PyRuntimeError::new_err("the stream is finished"))?;
         let result = stream.finish(exit_code);
         self.violations.clone_from(&result.violations);
         self.skipped.clone_from(&result.skipped);
-        to_py_data(py, &result)
+        Ok(PyRunResult(result))
     }
 
     /// The violations found so far, as plain data.

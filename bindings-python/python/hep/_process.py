@@ -144,7 +144,7 @@ class Run:
         for pipe in (self._proc.stdout, self._proc.stderr):
             if pipe is not None:
                 pipe.close()
-        self._result = RunResult._from(self._stream._core.finish(code), self._tail.text())
+        self._result = RunResult(self._stream._core.finish(code), self._tail.text())
         return self._result
 
     def __enter__(self) -> "Run":
@@ -252,7 +252,7 @@ class AsyncRun:
         code = _exit_code(await self._proc.wait())
         _signal_group(self._proc.pid, signal.SIGKILL)
         await self._stderr
-        self._result = RunResult._from(self._stream._core.finish(code), self._tail.text())
+        self._result = RunResult(self._stream._core.finish(code), self._tail.text())
         return self._result
 
     async def __aenter__(self) -> "AsyncRun":

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
+from . import _hep
 from ._hep import Usage
 
 
@@ -112,66 +113,151 @@ class Turn:
         )
 
 
-@dataclass(frozen=True)
 class RunResult:
     """Everything known at the end of a run: the verdict and its reasons, the answer, the
-    turns and tool calls, usage totals, the exit code, violations and skipped lines."""
+    turns and tool calls, usage totals, the exit code, violations and skipped lines.
 
-    verdict: str
-    reasons: Tuple[str, ...]
-    exit_code: Optional[int]
-    conforms: bool
-    answer: Optional[str]
-    usage: Usage
-    turns: Tuple[Turn, ...]
-    turns_dropped: int
-    violations: Tuple[Violation, ...]
-    violation_count: int
-    skipped: Tuple[SkippedLine, ...]
-    skipped_count: int
-    halted: Optional[SkippedLine]
-    frames: int
-    lines: int
-    session: Optional[str]
-    fah: Optional[str]
-    last_terminal: Optional[str]
-    compactions: int
-    tokens_freed: int
-    stderr_tail: str = ""
-    data: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    Read-only. The bulky parts (turns, violations, skipped lines) are converted from the
+    core the first time they are read."""
+
+    __slots__ = ("_core", "_stderr_tail", "_turns", "_violations", "_skipped")
+
+    def __init__(self, core: _hep.RunResult, stderr_tail: str = "") -> None:
+        self._core = core
+        self._stderr_tail = stderr_tail
+        self._turns: Optional[Tuple[Turn, ...]] = None
+        self._violations: Optional[Tuple[Violation, ...]] = None
+        self._skipped: Optional[Tuple[SkippedLine, ...]] = None
+
+    @property
+    def verdict(self) -> str:
+        """`ok`, `failed`, `cancelled`, `incomplete` or `protocol_error`."""
+        return self._core.verdict
+
+    @property
+    def reasons(self) -> Tuple[str, ...]:
+        """The findings that decided the verdict, most important first."""
+        return tuple(self._core.reasons)
+
+    @property
+    def exit_code(self) -> Optional[int]:
+        """The exit code the verdict was given with (`None` if unknown)."""
+        return self._core.exit_code
+
+    @property
+    def conforms(self) -> bool:
+        """No error-severity violation, no skipped line, not halted."""
+        return self._core.conforms
+
+    @property
+    def answer(self) -> Optional[str]:
+        """The user-visible answer: the last terminal frame's message, if it is a `turn_done`."""
+        return self._core.answer
+
+    @property
+    def usage(self) -> Usage:
+        """Token and cost totals over every `turn_done`."""
+        return self._core.usage
+
+    @property
+    def turns(self) -> Tuple[Turn, ...]:
+        """The kept turns, oldest first."""
+        if self._turns is None:
+            self._turns = tuple(Turn._from(t) for t in self._core.turns())
+        return self._turns
+
+    @property
+    def turns_dropped(self) -> int:
+        """Turns not kept (the reducer's bounds)."""
+        return self._core.turns_dropped
 
     @property
     def tool_calls(self) -> List[ToolCall]:
         """Every kept tool call, in order."""
         return [call for turn in self.turns for call in turn.tools]
 
-    @classmethod
-    def _from(cls, d: Dict[str, Any], stderr_tail: str = "") -> "RunResult":
-        run = d["run"]
-        halted = d["halted"]
-        header = run["header"] or {}
-        last = run["last_terminal"]
-        return cls(
-            verdict=d["verdict"],
-            reasons=tuple(d["reasons"]),
-            exit_code=d["exit_code"],
-            conforms=d["conforms"],
-            answer=run["answer"],
-            usage=Usage(**run["usage"]),
-            turns=tuple(Turn._from(t) for t in run["turns"]),
-            turns_dropped=run["turns_dropped"],
-            violations=tuple(Violation._from(v) for v in d["violations"]),
-            violation_count=d["violation_count"],
-            skipped=tuple(SkippedLine._from(s) for s in d["skipped"]),
-            skipped_count=d["skipped_count"],
-            halted=SkippedLine._from(halted) if halted else None,
-            frames=run["frames"],
-            lines=d["lines"],
-            session=header.get("session"),
-            fah=header.get("fah"),
-            last_terminal=last["type"] if last else None,
-            compactions=run["compactions"],
-            tokens_freed=run["tokens_freed"],
-            stderr_tail=stderr_tail,
-            data=d,
-        )
+    @property
+    def violations(self) -> Tuple[Violation, ...]:
+        """The kept violations (see `violation_count` for all of them)."""
+        if self._violations is None:
+            self._violations = tuple(Violation._from(v) for v in self._core.violations())
+        return self._violations
+
+    @property
+    def violation_count(self) -> int:
+        """Every violation found, kept or not."""
+        return self._core.violation_count
+
+    @property
+    def skipped(self) -> Tuple[SkippedLine, ...]:
+        """The kept unreadable lines."""
+        if self._skipped is None:
+            self._skipped = tuple(SkippedLine._from(s) for s in self._core.skipped())
+        return self._skipped
+
+    @property
+    def skipped_count(self) -> int:
+        """Every unreadable line, kept or not."""
+        return self._core.skipped_count
+
+    @property
+    def halted(self) -> Optional[SkippedLine]:
+        """The error that stopped the stream (strict mode, or a refused version)."""
+        halted = self._core.halted()
+        return SkippedLine._from(halted) if halted else None
+
+    @property
+    def frames(self) -> int:
+        """Frames applied."""
+        return self._core.frames
+
+    @property
+    def lines(self) -> int:
+        """Lines read, complete or skipped."""
+        return self._core.lines
+
+    @property
+    def session(self) -> Optional[str]:
+        """The header's session id."""
+        return self._core.session
+
+    @property
+    def fah(self) -> Optional[str]:
+        """The header's emitter version."""
+        return self._core.fah
+
+    @property
+    def last_terminal(self) -> Optional[str]:
+        """The type of the stream's last terminal frame."""
+        return self._core.last_terminal
+
+    @property
+    def compactions(self) -> int:
+        """Compactions ended."""
+        return self._core.compactions
+
+    @property
+    def tokens_freed(self) -> int:
+        """Tokens freed by all compactions."""
+        return self._core.tokens_freed
+
+    @property
+    def stderr_tail(self) -> str:
+        """The end of the child's stderr (supervised runs only)."""
+        return self._stderr_tail
+
+    @property
+    def data(self) -> Dict[str, Any]:
+        """The whole result as plain data, as `hep watch --json` prints it."""
+        data: Dict[str, Any] = self._core.to_dict()
+        return data
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RunResult):
+            return NotImplemented
+        return (self.data, self.stderr_tail) == (other.data, other.stderr_tail)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RunResult(verdict={self.verdict!r}, answer={self.answer!r}, usage={self.usage!r}, exit_code={self.exit_code!r})"

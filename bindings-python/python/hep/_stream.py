@@ -66,7 +66,7 @@ class Stream:
 
     def finish(self, exit_code: Optional[int] = None) -> RunResult:
         """Ends the stream; the verdict weighs the harness's `exit_code` when given."""
-        return RunResult._from(self._core.finish(exit_code))
+        return RunResult(self._core.finish(exit_code))
 
 
 def read(source: Union[str, "os.PathLike[str]", IO[bytes]], *, strict: bool = False) -> Iterator[Frame]:
