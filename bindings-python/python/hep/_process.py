@@ -16,7 +16,7 @@ import subprocess
 import threading
 import time
 from collections import deque
-from typing import Any, AsyncIterator, Deque, Iterator, Optional, Sequence, Union
+from typing import Any, AsyncIterator, Deque, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _hep
 from ._result import RunResult
@@ -37,7 +37,53 @@ def _exit_code(returncode: int) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
-class Run:
+def _cancel_steps(grace: Optional[float]) -> List[Tuple[int, Optional[float]]]:
+    """The cancel escalation: each signal and how long to wait for the exit after it."""
+    first = _hep.INTERRUPT_GRACE if grace is None else grace
+    return [(signal.SIGINT, first), (signal.SIGTERM, _hep.TERMINATE_GRACE), (signal.SIGKILL, None)]
+
+
+class _Supervised:
+    """What `Run` and `AsyncRun` share: the stream, its frames, the stderr tail."""
+
+    def __init__(self, pid: int, strict: bool) -> None:
+        self._pid = pid
+        self._stream = Stream(strict=strict)
+        self._frames = FrameSource(self._stream)
+        self._tail = _hep.Tail()
+        self._pending: Deque[Frame] = deque()
+        self._eof = False
+        self._group_killed = False
+        self._result: Optional[RunResult] = None
+
+    @property
+    def pid(self) -> int:
+        """The child's process id (and process group id)."""
+        return self._pid
+
+    @property
+    def stream(self) -> Stream:
+        """The stream being read (violations and skipped lines so far)."""
+        return self._stream
+
+    def _take(self, chunk: bytes) -> None:
+        self._eof = not chunk
+        self._pending.extend(self._frames.take(chunk or None))
+
+    def _kill_leftovers(self, exited: bool) -> None:
+        """Once the child has exited, kills whatever it left in its group (which could
+        otherwise hold stdout open and block the read)."""
+        if exited and not self._group_killed:
+            _signal_group(self._pid, signal.SIGKILL)
+            self._group_killed = True
+
+    def _judge(self, returncode: int) -> RunResult:
+        _signal_group(self._pid, signal.SIGKILL)
+        self._result = RunResult(self._stream._core.finish(_exit_code(returncode)), self._tail.text())
+        return self._result
+
+
+class Run(_Supervised):
     """A running harness. Iterate it for frames; `wait()` for the `RunResult`.
 
     Use it as a context manager: leaving the block cancels a child that is still running
@@ -52,25 +98,9 @@ class Run:
             start_new_session=True,
             **popen,
         )
-        self._stream = Stream(strict=strict)
-        self._frames = FrameSource(self._stream)
-        self._tail = _hep.Tail()
-        self._pending: Deque[Frame] = deque()
-        self._eof = False
-        self._group_killed = False
-        self._result: Optional[RunResult] = None
+        super().__init__(self._proc.pid, strict)
         self._stderr = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr.start()
-
-    @property
-    def pid(self) -> int:
-        """The child's process id (and process group id)."""
-        return self._proc.pid
-
-    @property
-    def stream(self) -> Stream:
-        """The stream being read (violations and skipped lines so far)."""
-        return self._stream
 
     def _drain_stderr(self) -> None:
         err = self._proc.stderr
@@ -85,17 +115,13 @@ class Run:
         out = self._proc.stdout
         assert out is not None
         while not select.select([out], [], [], 0.05)[0]:
-            if not self._group_killed and self._proc.poll() is not None:
-                _signal_group(self._proc.pid, signal.SIGKILL)
-                self._group_killed = True
+            self._kill_leftovers(self._proc.poll() is not None)
             if deadline is not None and time.monotonic() > deadline:
                 raise subprocess.TimeoutExpired(self._proc.args, 0)
         return os.read(out.fileno(), CHUNK)
 
     def _read_more(self, deadline: Optional[float] = None) -> None:
-        chunk = self._read_chunk(deadline)
-        self._eof = not chunk
-        self._pending.extend(self._frames.take(chunk or None))
+        self._take(self._read_chunk(deadline))
 
     def __iter__(self) -> Iterator[Frame]:
         return self
@@ -111,12 +137,7 @@ class Run:
         """SIGINT to the child's group; SIGTERM after `grace` seconds (default: the core's
         `INTERRUPT_GRACE`) if it still runs, SIGKILL after `TERMINATE_GRACE` more. Frames that
         arrive meanwhile stay available to iteration."""
-        steps = [
-            (signal.SIGINT, _hep.INTERRUPT_GRACE if grace is None else grace),
-            (signal.SIGTERM, _hep.TERMINATE_GRACE),
-            (signal.SIGKILL, None),
-        ]
-        for sig, wait in steps:
+        for sig, wait in _cancel_steps(grace):
             if self._proc.poll() is not None:
                 return
             _signal_group(self._proc.pid, sig)
@@ -138,14 +159,12 @@ class Run:
                 self._read_more(deadline)
             except HepError:
                 continue
-        code = _exit_code(self._proc.wait(None if deadline is None else max(0.0, deadline - time.monotonic())))
-        _signal_group(self._proc.pid, signal.SIGKILL)
+        returncode = self._proc.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
         self._stderr.join()
         for pipe in (self._proc.stdout, self._proc.stderr):
             if pipe is not None:
                 pipe.close()
-        self._result = RunResult(self._stream._core.finish(code), self._tail.text())
-        return self._result
+        return self._judge(returncode)
 
     def __enter__(self) -> "Run":
         return self
@@ -161,30 +180,14 @@ def spawn(argv: Argv, *, strict: bool = False, **popen_options: Any) -> Run:
     return Run(argv, strict=strict, **popen_options)
 
 
-class AsyncRun:
+class AsyncRun(_Supervised):
     """The asyncio twin of `Run`: `async for frame in run`, `await run.wait()`,
     `await run.cancel()`; usable as an async context manager."""
 
     def __init__(self, proc: "asyncio.subprocess.Process", strict: bool) -> None:
         self._proc = proc
-        self._stream = Stream(strict=strict)
-        self._frames = FrameSource(self._stream)
-        self._tail = _hep.Tail()
-        self._pending: Deque[Frame] = deque()
-        self._eof = False
-        self._group_killed = False
-        self._result: Optional[RunResult] = None
+        super().__init__(proc.pid, strict)
         self._stderr = asyncio.ensure_future(self._drain_stderr())
-
-    @property
-    def pid(self) -> int:
-        """The child's process id (and process group id)."""
-        return self._proc.pid
-
-    @property
-    def stream(self) -> Stream:
-        """The stream being read."""
-        return self._stream
 
     async def _drain_stderr(self) -> None:
         err = self._proc.stderr
@@ -202,15 +205,11 @@ class AsyncRun:
         assert out is not None
         read = asyncio.ensure_future(out.read(CHUNK))
         while not (await asyncio.wait({read}, timeout=0.05))[0]:
-            if not self._group_killed and self._proc.returncode is not None:
-                _signal_group(self._proc.pid, signal.SIGKILL)
-                self._group_killed = True
+            self._kill_leftovers(self._proc.returncode is not None)
         return read.result()
 
     async def _read_more(self) -> None:
-        chunk = await self._read_chunk()
-        self._eof = not chunk
-        self._pending.extend(self._frames.take(chunk or None))
+        self._take(await self._read_chunk())
 
     def __aiter__(self) -> AsyncIterator[Frame]:
         return self
@@ -224,12 +223,7 @@ class AsyncRun:
 
     async def cancel(self, grace: Optional[float] = None) -> None:
         """SIGINT, then SIGTERM and SIGKILL after the grace periods, to the child's group."""
-        steps = [
-            (signal.SIGINT, _hep.INTERRUPT_GRACE if grace is None else grace),
-            (signal.SIGTERM, _hep.TERMINATE_GRACE),
-            (signal.SIGKILL, None),
-        ]
-        for sig, wait in steps:
+        for sig, wait in _cancel_steps(grace):
             if self._proc.returncode is not None:
                 return
             _signal_group(self._proc.pid, sig)
@@ -249,11 +243,9 @@ class AsyncRun:
                 await self._read_more()
             except HepError:
                 continue
-        code = _exit_code(await self._proc.wait())
-        _signal_group(self._proc.pid, signal.SIGKILL)
+        returncode = await self._proc.wait()
         await self._stderr
-        self._result = RunResult(self._stream._core.finish(code), self._tail.text())
-        return self._result
+        return self._judge(returncode)
 
     async def __aenter__(self) -> "AsyncRun":
         return self
