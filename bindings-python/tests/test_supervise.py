@@ -1,8 +1,6 @@
-"""Supervising real child processes: `hep.spawn` (threads) and `hep.aspawn` (asyncio).
-
-The children are `hep simulate` (the CLI's simulator) and tests/emitters/emit.py, a tiny
-emitter built on `hep.Writer`. Every wait is bounded by a watchdog: a supervisor that
-buffers output or leaks a child makes a test fail, never hang.
+"""Supervising real child processes with `hep.spawn` (threads); see test_supervise_async.py
+for the asyncio twin. Every wait is bounded by a watchdog: a supervisor that buffers output
+or leaks a child makes a test fail, never hang.
 """
 
 from __future__ import annotations
@@ -21,113 +19,7 @@ import pytest
 
 import hep
 
-REPO = Path(__file__).resolve().parents[2]
-HEP_BIN = REPO / "target" / "debug" / "hep"
-EMIT = Path(__file__).resolve().parent / "emitters" / "emit.py"
-PY = sys.executable
-WATCHDOG = 15.0
-T = TypeVar("T")
-
-HEADER = '{"type":"hep_header","hep":"v1","fah":"1.2.3","session":"abc"}'
-START = '{"type":"agent_start","turn_id":1}'
-
-
-@pytest.fixture(scope="session")
-def hep_bin() -> Path:
-    if not HEP_BIN.exists():
-        subprocess.run(["cargo", "build", "-q", "-p", "hep-cli"], cwd=REPO, check=True, timeout=600)
-    assert HEP_BIN.exists()
-    return HEP_BIN
-
-
-def simulate(hep_bin: Path, scenario: str, speed: str = "0") -> List[str]:
-    return [str(hep_bin), "simulate", "--scenario", scenario, "--speed", speed, "--color", "never"]
-
-
-def emit(mode: str, arg: Any = "", stdio: str = "detach") -> List[str]:
-    return [PY, str(EMIT), mode, str(arg), stdio]
-
-
-# ---- process inspection ----
-
-
-def _stat(pid: int) -> Optional[List[str]]:
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    return text[text.rindex(")") + 2 :].split()  # state, ppid, pgrp, ...
-
-
-def alive(pid: int) -> bool:
-    """Running (a zombie, dead but not yet reaped by its parent, counts as gone)."""
-    fields = _stat(pid)
-    return fields is not None and fields[0] not in ("Z", "X")
-
-
-def group_members(pgid: int) -> List[int]:
-    members = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            fields = _stat(int(entry.name))
-            if fields is not None and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
-                members.append(int(entry.name))
-    return members
-
-
-def eventually(check: Callable[[], bool], timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def read_pid(path: Path) -> int:
-    assert eventually(path.exists, 10.0), f"the emitter never wrote {path}"
-    return int(path.read_text())
-
-
-def assert_no_process_left(pgid: int, *pids: int) -> None:
-    assert eventually(lambda: not group_members(pgid) and not any(alive(p) for p in pids)), (
-        f"processes left behind: group {pgid} still holds {group_members(pgid)}; alive: {[p for p in pids if alive(p)]}"
-    )
-
-
-class Watchdog:
-    """Kills the child's process group if the test is still waiting after `seconds`."""
-
-    def __init__(self, pid: int, seconds: float = WATCHDOG) -> None:
-        self.fired = False
-        self._pid = pid
-        self._timer = threading.Timer(seconds, self._fire)
-        self._timer.daemon = True
-
-    def _fire(self) -> None:
-        self.fired = True
-        try:
-            os.killpg(self._pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-    def __enter__(self) -> "Watchdog":
-        self._timer.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._timer.cancel()
-
-
-def arun(coro_fn: Callable[[], Awaitable[T]]) -> T:
-    return asyncio.run(asyncio.wait_for(coro_fn(), 60))  # type: ignore[arg-type]
-
-
-async def anext_within(run: hep.AsyncRun, seconds: float = WATCHDOG) -> Any:
-    try:
-        return await asyncio.wait_for(run.__anext__(), seconds)
-    except asyncio.TimeoutError:
-        pytest.fail(f"no frame within {seconds}s: the supervisor buffers the child's output")
+from supervise_support import *  # noqa: F401,F403  (the supervision tests' shared helpers)
 
 
 # ---- a frame reaches the consumer while the child still runs ----
@@ -250,7 +142,6 @@ def test_cancel_escalates_to_sigkill_for_a_child_that_ignores_signals() -> None:
 
 # ---- a child killed mid-line ----
 
-KILLED_MID_LINE = ["sh", "-c", f"printf '%s\\n' '{HEADER}' '{START}'; printf '%s' '{{\"type\":\"message_del'; kill -9 $$"]
 
 
 def test_child_killed_mid_line_is_incomplete_with_a_truncated_line() -> None:
@@ -295,20 +186,6 @@ def test_stderr_of_a_short_run(tmp_path: Path) -> None:
 # STDIO `inherit` that grandchild also holds the child's stdout and stderr open, as a
 # background process started by a real harness's tool would.
 
-LEAK_WATCHDOG = 8.0
-STDIO = ["detach", "inherit"]
-
-
-@pytest.fixture
-def reaper() -> Any:
-    """Kills, after the test, every process group it was given (whatever the test did)."""
-    groups: List[int] = []
-    yield groups.append
-    for pgid in groups:
-        try:
-            os.killpg(pgid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 @pytest.mark.parametrize("stdio", STDIO)
@@ -391,123 +268,3 @@ def test_lenient_mode_skips_the_bad_line() -> None:
     assert [(s.kind, s.line) for s in result.skipped] == [("syntax", 4)]
     assert run.stream.skipped[0].line == 4
     assert (result.verdict, result.exit_code, result.conforms) == ("protocol_error", 0, False)
-
-
-# ---- the asyncio twin ----
-
-
-def test_async_frame_arrives_while_the_child_is_still_running(tmp_path: Path) -> None:
-    flag = tmp_path / "flag"
-
-    async def main() -> hep.RunResult:
-        async with await hep.aspawn(emit("wait", flag)) as run:
-            seen: List[Any] = []
-            while not seen or not isinstance(seen[-1], hep.MessageDelta):
-                seen.append(await anext_within(run))
-            assert not flag.exists() and alive(run.pid)
-            assert [f.type for f in seen] == ["hep_header", "agent_start", "message_start", "message_delta"]
-            flag.touch()
-            rest = [frame async for frame in run]
-            assert [f.type for f in rest] == ["message_delta", "turn_done"]
-            return await asyncio.wait_for(run.wait(), WATCHDOG)
-
-    result = arun(main)
-    assert (result.verdict, result.exit_code, result.answer) == ("ok", 0, "waiting done")
-    assert "emitter wait: finished" in result.stderr_tail
-
-
-def test_async_cancel(hep_bin: Path) -> None:
-    async def main() -> Any:
-        async with await hep.aspawn(simulate(hep_bin, "cancel-me", "1")) as run:
-            while not isinstance(await anext_within(run), (hep.MessageDelta, hep.ToolDelta)):
-                pass
-            started = time.monotonic()
-            await run.cancel()
-            took = time.monotonic() - started
-            after = [frame async for frame in run]
-            return took, after, await run.wait()
-
-    took, after, result = arun(main)
-    assert took < hep.INTERRUPT_GRACE
-    assert isinstance(after[-1], hep.Cancelled)
-    assert (result.verdict, result.exit_code, result.conforms) == ("cancelled", 130, True)
-
-
-def test_async_child_killed_mid_line() -> None:
-    async def main() -> Any:
-        async with await hep.aspawn(KILLED_MID_LINE) as run:
-            frames = [frame async for frame in run]
-            return frames, await run.wait()
-
-    frames, result = arun(main)
-    assert [f.type for f in frames] == ["hep_header", "agent_start"]
-    assert (result.verdict, result.exit_code) == ("incomplete", 137)
-    assert [(s.kind, s.line) for s in result.skipped] == [("truncated", 3)]
-
-
-def test_async_stderr_tail() -> None:
-    async def main() -> hep.RunResult:
-        async with await hep.aspawn(emit("stderr", 3 * hep.STDERR_TAIL_BYTES)) as run:
-            return await run.wait()
-
-    result = arun(main)
-    assert result.verdict == "ok"
-    assert result.stderr_tail.endswith("LAST STDERR LINE\nemitter stderr: first delta written\nemitter stderr: finished\n")
-    assert len(result.stderr_tail.encode()) <= hep.STDERR_TAIL_BYTES
-
-
-@pytest.mark.parametrize("stdio", STDIO)
-def test_async_context_manager_leaves_no_process(tmp_path: Path, stdio: str, reaper: Any) -> None:
-    pidfile = tmp_path / "sleeper.pid"
-    pids: List[int] = []
-
-    async def main() -> hep.RunResult:
-        run = await hep.aspawn(emit("hang", pidfile, stdio))
-        reaper(run.pid)
-        with Watchdog(run.pid, LEAK_WATCHDOG) as dog:
-            async with run:
-                while not isinstance(await anext_within(run), hep.MessageDelta):
-                    pass
-                pids.extend((run.pid, read_pid(pidfile)))
-                assert alive(pids[0]) and alive(pids[1])
-        assert not dog.fired, (
-            "leaving the async with block took until the watchdog killed the group: the supervisor "
-            "waits for stdout EOF, which the grandchild still holds, before killing the group"
-        )
-        return await run.wait()
-
-    result = arun(main)
-    assert_no_process_left(pids[0], *pids)
-    assert (result.verdict, result.exit_code) == ("cancelled", 130)
-
-
-def test_async_context_manager_cleans_up_when_the_block_raises(tmp_path: Path, reaper: Any) -> None:
-    pidfile = tmp_path / "sleeper.pid"
-    pids: List[int] = []
-
-    async def main() -> None:
-        async with await hep.aspawn(emit("hang", pidfile)) as run:
-            reaper(run.pid)
-            pids.append(run.pid)
-            await anext_within(run)
-            pids.append(read_pid(pidfile))
-            raise KeyError("the consumer fails")
-
-    with pytest.raises(KeyError):
-        arun(main)
-    assert_no_process_left(pids[0], *pids)
-
-
-def test_async_strict_mode_raises() -> None:
-    async def main() -> Any:
-        async with await hep.aspawn(emit("garbage"), strict=True) as run:
-            seen: List[Any] = []
-            with pytest.raises(hep.JsonSyntaxError) as info:
-                async for frame in run:
-                    seen.append(frame)
-            return seen, info.value, await run.wait()
-
-    seen, err, result = arun(main)
-    assert (err.kind, err.line) == ("syntax", 4)
-    assert [f.type for f in seen] == ["hep_header", "agent_start", "message_start"]
-    assert result.verdict == "protocol_error"
