@@ -1,5 +1,6 @@
 //! How each kind of frame field crosses the boundary, both ways.
 
+use crate::untrack::untrack;
 use crate::values::{PyToolResult, PyUsage, usage_from};
 use hep_core::{ToolResult, Usage};
 use pyo3::exceptions::PyTypeError;
@@ -45,6 +46,17 @@ impl<T: Field> Field for Option<T> {
     }
 }
 
+/// `ob` as a dict: itself when it is one, a copy when it is another mapping (it has `keys`).
+pub(crate) fn as_dict<'py>(ob: &Bound<'py, PyAny>, refusal: &str) -> PyResult<Bound<'py, PyDict>> {
+    if let Ok(dict) = ob.cast::<PyDict>() {
+        return Ok(dict.clone());
+    }
+    if ob.hasattr("keys")? {
+        return Ok(ob.py().get_type::<PyDict>().call1((ob,))?.cast_into::<PyDict>()?);
+    }
+    Err(PyTypeError::new_err(refusal.to_owned()))
+}
+
 /// A keyword of `kwargs` (or of a dict) as field `name`.
 pub(crate) fn take<T: Field>(kwargs: Option<&Bound<'_, PyDict>>, name: &str) -> PyResult<T> {
     match kwargs.map(|k| k.get_item(name)).transpose()?.flatten() {
@@ -55,33 +67,31 @@ pub(crate) fn take<T: Field>(kwargs: Option<&Bound<'_, PyDict>>, name: &str) -> 
 
 impl Field for Usage {
     fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(Py::new(py, PyUsage(*self))?.into_any())
+        Ok(untrack(Bound::new(py, PyUsage(*self))?).into_any().unbind())
     }
     fn from_py(ob: &Bound<'_, PyAny>) -> PyResult<Self> {
         if let Ok(usage) = ob.cast::<PyUsage>() {
             return Ok(usage.get().0);
         }
-        let dict = ob.cast::<PyDict>().map_err(|_| PyTypeError::new_err("usage must be a hep.Usage or a dict"))?;
-        usage_from(Some(dict))
+        usage_from(Some(&as_dict(ob, "usage must be a hep.Usage or a mapping")?))
     }
 }
 
 impl Field for ToolResult {
     fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(Py::new(py, PyToolResult(self.clone()))?.into_any())
+        Ok(untrack(Bound::new(py, PyToolResult(self.clone()))?).into_any().unbind())
     }
     fn from_py(ob: &Bound<'_, PyAny>) -> PyResult<Self> {
         if let Ok(result) = ob.cast::<PyToolResult>() {
             return Ok(result.get().0.clone());
         }
-        let dict = ob
-            .cast::<PyDict>()
-            .map_err(|_| PyTypeError::new_err("a tool result must be a hep.ToolResult or a dict"))?;
+        let dict = as_dict(ob, "a tool result must be a hep.ToolResult or a mapping")?;
+        let dict = Some(&dict);
         Ok(ToolResult {
-            id: take(Some(dict), "id")?,
-            name: take(Some(dict), "name")?,
-            ok: take(Some(dict), "ok")?,
-            text: take(Some(dict), "text")?,
+            id: take(dict, "id")?,
+            name: take(dict, "name")?,
+            ok: take(dict, "ok")?,
+            text: take(dict, "text")?,
         })
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::errors::check;
 use crate::fields::{Field, take};
+use crate::untrack::untrack;
 use crate::values::repr_of;
 use hep_core::*;
 use pyo3::prelude::*;
@@ -32,7 +33,7 @@ macro_rules! frame_classes {
     ($($class:ident $name:literal $wire:literal $variant:ident($inner:ident) { $($field:ident),* })*) => {
         $(
             #[doc = concat!("The `", $wire, "` frame.")]
-            #[pyclass(frozen, module = "hep", name = $name)]
+            #[pyclass(frozen, freelist = 1024, module = "hep", name = $name)]
             pub(crate) struct $class {
                 pub(crate) inner: $inner,
                 pub(crate) raw: Option<String>,
@@ -101,8 +102,8 @@ macro_rules! frame_classes {
         /// A core frame (with its line and line number) as an instance of its Python class.
         pub(crate) fn frame_to_py(py: Python<'_>, frame: Frame, raw: Option<String>, line: Option<u64>) -> PyResult<Py<PyAny>> {
             Ok(match frame {
-                $(Frame::$variant(inner) => Py::new(py, $class { inner, raw, line })?.into_any(),)*
-                Frame::Unknown(inner) => Py::new(py, PyUnknownFrame { inner, line })?.into_any(),
+                $(Frame::$variant(inner) => untrack(Bound::new(py, $class { inner, raw, line })?).into_any().unbind(),)*
+                Frame::Unknown(inner) => untrack(Bound::new(py, PyUnknownFrame { inner, line })?).into_any().unbind(),
             })
         }
 

@@ -46,20 +46,12 @@ fn utf16_len(text: &str) -> usize {
     hep_core::bounds::utf16_len(text)
 }
 
-/// `args_summary` for the argument object in `args_json`, in mode `summary` or `full`.
+/// `args_summary` for `args` (a mapping, or the JSON text of an object), in mode `summary`
+/// or `full`.
 #[pyfunction]
-fn render_args(py: Python<'_>, args_json: &str, mode: &str) -> PyResult<String> {
-    let mode = match mode {
-        "summary" => hep_core::ArgsMode::Summary,
-        "full" => hep_core::ArgsMode::Full,
-        other => {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "mode must be 'summary' or 'full', not {other:?}"
-            )));
-        }
-    };
-    let args = crate::errors::check(py, hep_core::parse_args(args_json))?;
-    Ok(hep_core::bounds::render_args(&args, mode))
+fn render_args(args: &Bound<'_, PyAny>, mode: &str) -> PyResult<String> {
+    let mode = crate::args::args_mode(mode, "mode")?;
+    Ok(hep_core::bounds::render_args(&crate::args::args_of(args)?, mode))
 }
 
 /// The JSON Schema of the frames.

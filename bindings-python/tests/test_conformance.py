@@ -229,11 +229,13 @@ def run_writer(case: Dict[str, Any]) -> None:
         except (hep.HepError, ValueError, TypeError) as e:
             raise CaseError(f"calls[{i}] `{name}`: the writer fails: {type(e).__name__}: {e}") from None
         new = written[before:]
-        expected_out = [] if returned is None else [returned + "\n"]
+        expected_out = [] if returned is None else [returned]
         if new != expected_out:
             raise CaseError(f"calls[{i}] `{name}` returned {returned!r} but wrote {new!r}")
         if returned is not None:
-            lines.append(returned)
+            if not returned.endswith("\n"):
+                raise CaseError(f"calls[{i}] `{name}` wrote a line without its newline: {returned!r}")
+            lines.append(returned[:-1])
     expected = get_list(case, "lines")
     if not all(isinstance(line, str) for line in expected):
         raise CaseError("`lines` must hold strings")
@@ -255,7 +257,7 @@ def _optional(call: Dict[str, Any], key: str, getter: Callable[[Any, str], Any])
 
 
 def apply(w: hep.Writer, name: str, call: Dict[str, Any]) -> Optional[str]:
-    """Makes one call through `hep.Writer`, returning the line it says it wrote."""
+    """Makes one call through `hep.Writer`, returning the line it says it wrote (with its newline)."""
     if name == "header":
         get_str(call, "fah")
         return w.header(get_str(call, "session"))

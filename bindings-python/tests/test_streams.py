@@ -230,12 +230,12 @@ def test_writer_writes_each_line_to_text_binary_and_callable_targets() -> None:
     lines: List[str] = []
     for out in (text, binary, lines.append):
         w = hep.Writer(out, "1.2.3")
-        assert w.header("abc") == HEADER
+        assert w.header("abc") == HEADER + "\n"
         assert w.header("again") is None
-        assert w.agent_start() == START
-        assert w.message_delta("hi") == DELTA
+        assert w.agent_start() == START + "\n"
+        assert w.message_delta("hi") == DELTA + "\n"
         assert w.tool_delta("c1", "") is None
-        assert w.turn_done("hi", [], {"input": 1, "output": 2, "cost": 0.5}, "stop") == DONE
+        assert w.turn_done("hi", [], {"input": 1, "output": 2, "cost": 0.5}, "stop") == DONE + "\n"
         assert w.turn_id == 1
     expected = f"{HEADER}\n{START}\n{DELTA}\n{DONE}\n"
     assert text.getvalue() == expected
@@ -243,3 +243,105 @@ def test_writer_writes_each_line_to_text_binary_and_callable_targets() -> None:
     assert "".join(lines) == expected
     with pytest.raises(TypeError):
         hep.Writer(42, "1.2.3")  # type: ignore[arg-type]
+
+
+# ---- Writer arguments ----
+
+
+def _tool_start_line(args: Any, mode: str = "full") -> str:
+    lines: List[str] = []
+    w = hep.Writer(lines.append, "1.2.3", tool_args=mode)
+    w.agent_start()
+    written = w.tool_start("c1", "run", args)
+    assert written is not None
+    return json.loads(written)["args_summary"]  # type: ignore[no-any-return]
+
+
+def test_writer_tool_args_convert_like_json_dumps_and_keep_key_order() -> None:
+    args = {"z": 1, "a": [True, None, 1.5, "é"], "m": {"k": (1, 2)}, "big": 2**53 - 1, "neg": -3}
+    assert _tool_start_line(args) == json.dumps(args, separators=(",", ":"), ensure_ascii=False)
+    assert _tool_start_line(args, "summary").startswith("z=1, a=[true,null,1.5,")
+
+
+def test_writer_tool_args_accept_any_mapping_and_json_text_in_args_summary() -> None:
+    class Args(dict):  # type: ignore[type-arg]
+        pass
+
+    from types import MappingProxyType
+
+    assert _tool_start_line(Args(path="a.txt")) == '{"path":"a.txt"}'
+    assert _tool_start_line(MappingProxyType({"path": "a.txt"})) == '{"path":"a.txt"}'
+    assert hep.args_summary('{"b":1,"a":2}') == hep.args_summary({"b": 1, "a": 2}) == "b=1, a=2"
+    assert hep.args_full({"n": 2**53}) == '{"n":9007199254740992}'  # text, not an integer field
+    with pytest.raises(hep.NotAnObjectError, match="must be a JSON object"):
+        hep.args_summary("[1]")
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        ({1: "x"}, TypeError, "keys must be strings, not int"),
+        ({"f": float("nan")}, hep.UnencodableError, "float NaN"),
+        ({"f": float("inf")}, hep.UnencodableError, "float inf"),
+        ({"s": {1, 2}}, TypeError, "cannot hold a set"),
+        ({"n": 2**64}, hep.OutOfRangeError, "does not fit a 64-bit integer"),
+        ({"deep": json.loads("[" * 70 + "]" * 70)}, hep.TooDeepError, "deeper than 64"),
+        ('{"a":1}', TypeError, "must be a mapping"),
+        (["a"], TypeError, "must be a mapping"),
+    ],
+    ids=["int-key", "nan", "inf", "set", "u64-overflow", "too-deep", "json-text", "list"],
+)
+def test_writer_refuses_arguments_json_cannot_hold(args: Any, error: Type[Exception], message: str) -> None:
+    lines: List[str] = []
+    w = hep.Writer(lines.append, "1.2.3", tool_args="full")
+    w.agent_start()
+    with pytest.raises(error, match=message):
+        w.tool_start("c1", "run", args)
+    assert lines == [START + "\n"]  # nothing half-written
+    assert w.message_delta("hi") == DELTA + "\n"  # and the writer goes on
+
+
+def test_writer_refuses_a_list_that_holds_itself() -> None:
+    loop: List[Any] = []
+    loop.append(loop)
+    w = hep.Writer(lambda line: None, "1.2.3")
+    with pytest.raises(hep.TooDeepError):
+        w.tool_start("c1", "run", {"loop": loop})
+
+
+def test_writer_in_a_reference_cycle_is_collected() -> None:
+    import gc
+    import weakref
+
+    class Sink:
+        def __init__(self) -> None:
+            self.writer: Optional[hep.Writer] = None
+
+        def __call__(self, line: str) -> None:
+            pass
+
+    sink = Sink()
+    sink.writer = hep.Writer(sink, "1.2.3")
+    alive = weakref.ref(sink)
+    del sink
+    gc.collect()
+    assert alive() is None
+
+
+def test_writer_sink_errors_propagate() -> None:
+    def broken(line: str) -> None:
+        raise OSError("disk full")
+
+    w = hep.Writer(broken, "1.2.3")
+    with pytest.raises(OSError, match="disk full"):
+        w.header("s")
+
+
+def test_parsed_frames_are_not_tracked_by_the_cycle_collector() -> None:
+    import gc
+
+    stream = hep.Stream()
+    frames = stream.feed(f"{HEADER}\n{START}\n{DELTA}\n{DONE}\n")
+    assert [f.type for f in frames] == ["hep_header", "agent_start", "message_delta", "turn_done"]
+    assert not any(gc.is_tracked(f) for f in frames)
+    assert not gc.is_tracked(frames[3].usage)

@@ -45,6 +45,7 @@ from ._hep import (
     UnsupportedVersionError,
     Usage,
     WrongTypeError,
+    Writer,
     __version__,
     encode,
     json_schema,
@@ -55,7 +56,6 @@ from ._bounds import args_full, args_summary, cap, utf16_len
 from ._process import AsyncRun, Run, aspawn, spawn
 from ._result import Liveness, RunResult, SkippedLine, ToolCall, Turn, Violation
 from ._stream import Frame, Stream, read
-from ._writer import Writer
 
 __all__ = [
     "EXIT_CANCELLED",

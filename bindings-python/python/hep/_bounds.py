@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Mapping, Union
 
 from . import _hep
 
 Args = Union[Mapping[str, Any], str]
-
-
-def _json(args: Args) -> str:
-    return args if isinstance(args, str) else json.dumps(args, allow_nan=False)
 
 
 def cap(text: str, limit: int) -> str:
@@ -28,9 +23,9 @@ def utf16_len(text: str) -> int:
 def args_summary(args: Args) -> str:
     """Summary-mode `args_summary`: `key=<json>` joined with `", "`, cut at 100 units + `...`.
     `args` is a mapping or the JSON text of the argument object (key order is kept)."""
-    return _hep.render_args(_json(args), "summary")
+    return _hep.render_args(args, "summary")
 
 
 def args_full(args: Args) -> str:
     """Full-mode `args_summary` (`events=full`): the arguments' JSON, capped at 4000 units."""
-    return _hep.render_args(_json(args), "full")
+    return _hep.render_args(args, "full")

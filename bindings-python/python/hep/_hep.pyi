@@ -6,7 +6,7 @@ subclassed. Integer fields are non-negative (a negative one raises `OverflowErro
 stream carries at most 2**53 - 1.
 """
 
-from typing import Any, ClassVar, Dict, Iterable, List, Optional, Tuple, Union
+from typing import IO, Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from typing_extensions import Final, Literal, NotRequired, TypeAlias, TypedDict, final
 
@@ -44,7 +44,7 @@ __all__ = [
     "ToolResult",
     "Stream",
     "RunResult",
-    "Emitter",
+    "Writer",
     "parse_line",
     "encode",
     "Tail",
@@ -689,23 +689,35 @@ class RunResult:
 # ---------------------------------------------------------------------------------------
 # Writing
 
-@final
-class Emitter:
-    """The emitter state machine (wrapped by `hep.Writer`): each call returns the line it
-    produced (no newline), or `None` when the protocol writes nothing."""
+_Output: TypeAlias = Union[IO[str], IO[bytes], Callable[[str], Any]]
 
-    def __new__(cls, tool_args: str = "summary") -> Emitter:
-        """`tool_args`: `"summary"` or `"full"` (else `ValueError`)."""
+@final
+class Writer:
+    """Writes byte-exact HEP lines to `out`: a text or binary file (each line flushed), or a
+    callable given each line. Every method returns the line it wrote, newline included, or
+    `None` when the protocol says the call writes nothing."""
+
+    def __new__(cls, out: _Output, fah_version: str, tool_args: str = "summary") -> Writer:
+        """`out`: a text file (`io.TextIOBase`), another object with `write` and `flush`
+        (given UTF-8 bytes), or a callable (else `TypeError`); `tool_args`: `"summary"` or
+        `"full"` (else `ValueError`)."""
     @property
-    def turn_id(self) -> int: ...
-    def header(self, fah: str, session: str) -> Optional[str]: ...
-    def agent_start(self) -> Optional[str]: ...
-    def turn_start(self) -> None: ...
-    def message_start(self, role: str = "assistant") -> Optional[str]: ...
-    def message_delta(self, delta: str) -> Optional[str]: ...
-    def tool_start(self, id: str, name: str, args_json: str) -> Optional[str]:
-        """`args_json`: the JSON text of the argument object (its key order is kept)."""
-    def tool_delta(self, id: str, update: str) -> Optional[str]: ...
+    def turn_id(self) -> int:
+        """The open turn's id, else the last allocated one (0 before any)."""
+    def header(self, session: str) -> Optional[str]:
+        """`hep_header` (written once; later calls write nothing)."""
+    def agent_start(self) -> Optional[str]:
+        """`agent_start` (only the first call writes); opens a turn."""
+    def turn_start(self) -> None:
+        """Opens a turn if none is open; writes nothing."""
+    def message_start(self, role: str = "assistant") -> Optional[str]:
+        """`message_start`, written only for assistant messages."""
+    def message_delta(self, text: str) -> Optional[str]:
+        """`message_delta` with a chunk of assistant text."""
+    def tool_start(self, id: str, name: str, args: Mapping[str, Any]) -> Optional[str]:
+        """`tool_start`; `args` (JSON-serializable values) keeps its key order in the summary."""
+    def tool_delta(self, id: str, update: str) -> Optional[str]:
+        """`tool_delta`; an empty update writes nothing."""
     def tool_liveness(
         self,
         id: str,
@@ -715,19 +727,24 @@ class Emitter:
         output_bytes: Optional[int] = None,
         detail: Optional[str] = None,
     ) -> Optional[str]:
-        """`action`: `"heartbeat"`, `"cancel_retry"`, `"background_convert"`, `"escalate"`
-        or `"advisory"` (else `ValueError`)."""
+        """`tool_liveness`. `action`: `"heartbeat"`, `"cancel_retry"`, `"background_convert"`,
+        `"escalate"` or `"advisory"` (else `ValueError`)."""
     def turn_done(
         self,
         message: str,
-        tool_results: Iterable[Union[ToolResult, Dict[str, Any]]],
-        usage: Union[Usage, Dict[str, Any]],
+        tool_results: Iterable[Union[ToolResult, Mapping[str, Any]]],
+        usage: Union[Usage, Mapping[str, Any]],
         stop_reason: str,
-    ) -> Optional[str]: ...
-    def turn_error(self, error: str, fatal: bool = True) -> Optional[str]: ...
-    def cancelled(self) -> Optional[str]: ...
-    def compaction_start(self) -> Optional[str]: ...
-    def compaction_end(self, tokens_freed: int) -> Optional[str]: ...
+    ) -> Optional[str]:
+        """`turn_done` (tool result texts capped at 2000 UTF-16 units); closes the turn."""
+    def turn_error(self, error: str, fatal: bool = True) -> Optional[str]:
+        """`turn_error`; closes the turn."""
+    def cancelled(self) -> Optional[str]:
+        """`cancelled`; closes the turn."""
+    def compaction_start(self) -> Optional[str]:
+        """`compaction_start`."""
+    def compaction_end(self, tokens_freed: int) -> Optional[str]:
+        """`compaction_end`."""
 
 # ---------------------------------------------------------------------------------------
 # Support
@@ -754,6 +771,6 @@ def cap(text: str, limit: int) -> str:
 def utf16_len(text: str) -> int:
     """Length of `text` in UTF-16 code units (the protocol's "characters")."""
 
-def render_args(args_json: str, mode: str) -> str:
-    """`args_summary` for the argument object in `args_json`; `mode`: `"summary"` or
-    `"full"` (else `ValueError`)."""
+def render_args(args: Union[Mapping[str, Any], str], mode: str) -> str:
+    """`args_summary` for `args` (a mapping, or the JSON text of an object); `mode`:
+    `"summary"` or `"full"` (else `ValueError`)."""

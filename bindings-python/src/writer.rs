@@ -1,0 +1,224 @@
+//! `hep.Writer`: the core's emitter state machine, each line it produces written to a text or
+//! binary file (and flushed) or handed to a callable, in one call per line.
+
+use crate::args::{args_mode, args_to_json};
+use crate::errors::check;
+use crate::fields::Field;
+use hep_core::writer::{Emitter, ToolOutcome};
+use hep_core::{LivenessAction, Result as CoreResult, ToolResult, Usage};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+use pyo3::{PyTraverseError, PyVisit};
+
+/// Where each line goes.
+enum Sink {
+    /// A text file: `write(str)`, then `flush()`.
+    Text { write: Py<PyAny>, flush: Py<PyAny> },
+    /// A binary file: `write(bytes)` (UTF-8), then `flush()`.
+    Binary { write: Py<PyAny>, flush: Py<PyAny> },
+    /// A callable given each line as `str`.
+    Call(Py<PyAny>),
+}
+
+impl Sink {
+    fn of(out: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let py = out.py();
+        let text_file = py.import("io")?.getattr("TextIOBase")?;
+        if out.hasattr("write")? {
+            let (write, flush) = (out.getattr("write")?.unbind(), out.getattr("flush")?.unbind());
+            return Ok(if out.is_instance(&text_file)? {
+                Self::Text { write, flush }
+            } else {
+                Self::Binary { write, flush }
+            });
+        }
+        if out.is_callable() {
+            return Ok(Self::Call(out.clone().unbind()));
+        }
+        Err(PyTypeError::new_err("out must be a text or binary file, or a callable taking each line"))
+    }
+
+    fn put(&self, py: Python<'_>, line: &str) -> PyResult<Py<PyString>> {
+        let text = PyString::new(py, line);
+        match self {
+            Self::Call(call) => {
+                call.call1(py, (&text,))?;
+            }
+            Self::Text { write, flush } => {
+                write.call1(py, (&text,))?;
+                flush.call0(py)?;
+            }
+            Self::Binary { write, flush } => {
+                write.call1(py, (PyBytes::new(py, line.as_bytes()),))?;
+                flush.call0(py)?;
+            }
+        }
+        Ok(text.unbind())
+    }
+
+    fn objects(&self) -> Vec<&Py<PyAny>> {
+        match self {
+            Self::Call(call) => vec![call],
+            Self::Text { write, flush } | Self::Binary { write, flush } => vec![write, flush],
+        }
+    }
+}
+
+/// Writes byte-exact HEP lines to `out`: a text or binary file (each line flushed), or a
+/// callable given each line. Every method returns the line it wrote, newline included, or
+/// `None` when the protocol says the call writes nothing.
+#[pyclass(module = "hep", name = "Writer")]
+pub(crate) struct PyWriter {
+    emitter: Emitter,
+    fah_version: String,
+    sink: Option<Sink>,
+}
+
+/// What each method returns: the line written, or `None`.
+type Written = PyResult<Option<Py<PyString>>>;
+
+impl PyWriter {
+    /// Writes the line an emitter call produced (if any), with its newline.
+    fn put(&self, py: Python<'_>, line: CoreResult<Option<String>>) -> Written {
+        let Some(mut line) = check(py, line)? else { return Ok(None) };
+        line.push('\n');
+        let sink = self.sink.as_ref().ok_or_else(|| PyValueError::new_err("the writer's output was cleared"))?;
+        sink.put(py, &line).map(Some)
+    }
+}
+
+#[pymethods]
+impl PyWriter {
+    /// `tool_args`: `"summary"` (arguments rendered to `args_summary`) or `"full"`.
+    #[new]
+    #[pyo3(signature = (out, fah_version, tool_args = "summary"))]
+    fn new(out: &Bound<'_, PyAny>, fah_version: String, tool_args: &str) -> PyResult<Self> {
+        let mode = args_mode(tool_args, "tool_args")?;
+        Ok(Self { emitter: Emitter::new(mode), fah_version, sink: Some(Sink::of(out)?) })
+    }
+
+    /// The open turn's id, else the last allocated one (0 before any).
+    #[getter]
+    fn turn_id(&self) -> u64 {
+        self.emitter.current_turn_id()
+    }
+
+    /// `hep_header` (written once; later calls write nothing).
+    fn header(&mut self, py: Python<'_>, session: &str) -> Written {
+        let line = self.emitter.header(&self.fah_version, session);
+        self.put(py, line)
+    }
+
+    /// `agent_start` (only the first call writes); opens a turn.
+    fn agent_start(&mut self, py: Python<'_>) -> Written {
+        let line = self.emitter.agent_start();
+        self.put(py, line)
+    }
+
+    /// Opens a turn if none is open; writes nothing.
+    fn turn_start(&mut self) {
+        self.emitter.turn_start();
+    }
+
+    /// `message_start`, written only for assistant messages.
+    #[pyo3(signature = (role = "assistant"))]
+    fn message_start(&mut self, py: Python<'_>, role: &str) -> Written {
+        let line = self.emitter.message_start(role);
+        self.put(py, line)
+    }
+
+    /// `message_delta` with a chunk of assistant text.
+    fn message_delta(&mut self, py: Python<'_>, text: &str) -> Written {
+        let line = self.emitter.message_delta(text);
+        self.put(py, line)
+    }
+
+    /// `tool_start`; `args` (a mapping) keeps its key order in the summary.
+    fn tool_start(&mut self, py: Python<'_>, id: &str, name: &str, args: &Bound<'_, PyAny>) -> Written {
+        let args = args_to_json(args)?;
+        let line = self.emitter.tool_start(id, name, &args);
+        self.put(py, line)
+    }
+
+    /// `tool_delta`; an empty update writes nothing.
+    fn tool_delta(&mut self, py: Python<'_>, id: &str, update: &str) -> Written {
+        let line = self.emitter.tool_delta(id, update);
+        self.put(py, line)
+    }
+
+    /// `tool_liveness`: a heartbeat or a stuck-call follow-up.
+    #[pyo3(signature = (id, name, action, elapsed_ms, output_bytes = None, detail = None))]
+    #[allow(clippy::too_many_arguments)] // the frame's own fields, as Python passes them
+    fn tool_liveness(
+        &mut self,
+        py: Python<'_>,
+        id: &str,
+        name: &str,
+        action: &str,
+        elapsed_ms: u64,
+        output_bytes: Option<u64>,
+        detail: Option<&str>,
+    ) -> Written {
+        let action = LivenessAction::parse(action).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "action must be heartbeat, cancel_retry, background_convert, escalate or advisory, not {action:?}"
+            ))
+        })?;
+        let line = self.emitter.liveness(id, name, action, elapsed_ms, output_bytes, detail);
+        self.put(py, line)
+    }
+
+    /// `turn_done` (tool result texts capped at 2000 UTF-16 units); closes the turn.
+    /// `tool_results`: `hep.ToolResult`s or mappings; `usage`: a `hep.Usage` or a mapping.
+    fn turn_done(
+        &mut self,
+        py: Python<'_>,
+        message: &str,
+        tool_results: &Bound<'_, PyAny>,
+        usage: &Bound<'_, PyAny>,
+        stop_reason: &str,
+    ) -> Written {
+        let results = Vec::<ToolResult>::from_py(tool_results)?;
+        let outcomes: Vec<ToolOutcome<'_>> =
+            results.iter().map(|r| ToolOutcome { id: &r.id, name: &r.name, ok: r.ok, text: &r.text }).collect();
+        let line = self.emitter.turn_done(message, &outcomes, Usage::from_py(usage)?, stop_reason);
+        self.put(py, line)
+    }
+
+    /// `turn_error`; closes the turn.
+    #[pyo3(signature = (error, fatal = true))]
+    fn turn_error(&mut self, py: Python<'_>, error: &str, fatal: bool) -> Written {
+        let line = self.emitter.turn_error(error, fatal);
+        self.put(py, line)
+    }
+
+    /// `cancelled`; closes the turn.
+    fn cancelled(&mut self, py: Python<'_>) -> Written {
+        let line = self.emitter.cancelled();
+        self.put(py, line)
+    }
+
+    /// `compaction_start`.
+    fn compaction_start(&mut self, py: Python<'_>) -> Written {
+        let line = self.emitter.compaction_start();
+        self.put(py, line)
+    }
+
+    /// `compaction_end`.
+    fn compaction_end(&mut self, py: Python<'_>, tokens_freed: u64) -> Written {
+        let line = self.emitter.compaction_end(tokens_freed);
+        self.put(py, line)
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        for object in self.sink.iter().flat_map(Sink::objects) {
+            visit.call(object)?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.sink = None;
+    }
+}
