@@ -5,14 +5,14 @@ PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 
-.PHONY: demo test test-rust test-python python-env lint bench bench-rust bench-python schema toolchain
+.PHONY: demo test test-rust test-python python-env test-node node-env lint bench bench-rust bench-python schema toolchain
 
 ## Run the main job: `hep watch` supervises the built-in simulator and mirrors it live.
 demo: toolchain
 	$(CARGO) run --quiet -p hep-cli -- watch
 
 ## Run every test suite of every language that exists.
-test: test-rust test-python
+test: test-rust test-python test-node
 
 ## Rust: lints, formatting, docs, unit + integration + conformance + property + doc tests.
 test-rust: toolchain lint
@@ -24,7 +24,7 @@ lint: toolchain
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet -p hep-core --no-deps
 
 ## Benchmarks (not part of `make test`): each language against what its users would otherwise pick.
-bench: bench-rust bench-python
+bench: bench-rust bench-python bench-node
 
 bench-rust: toolchain
 	$(CARGO) run --release --quiet -p hep-bench
@@ -32,6 +32,12 @@ bench-rust: toolchain
 bench-python: python-env
 	cd bindings-python && ../$(VENV)/bin/maturin develop --release --quiet
 	$(VPY) bench/python/bench.py
+
+## Node: the npm package built (release) by node-env, then bench/node/bench.mjs; --expose-gc
+## lets the bench run a full GC (untimed) before each timed run.
+.PHONY: bench-node
+bench-node: toolchain node-env
+	CARGO=$(CARGO) node --expose-gc bench/node/bench.mjs
 
 ## Python: a venv with the pinned tools, the extension built in place, then every check.
 python-env: $(VENV)/.installed
@@ -49,6 +55,26 @@ test-python: toolchain python-env
 	$(CARGO) run --quiet -p hep-cli -- check -- $(VPY) examples/python/emit.py
 	$(VPY) examples/python/supervise.py
 	$(VPY) examples/python/check_docs.py
+
+## Node: the pinned tools (npm ci, once per package-lock.json), the addon built (release)
+## beside package.json, then every check: node:test suites, the TypeScript type test, and
+## the packaging test (among the node:test suites).
+NODE_MODULES := bindings-node/node_modules/.installed
+
+node-env: toolchain $(NODE_MODULES)
+	cd bindings-node && npm run --silent build
+
+$(NODE_MODULES): bindings-node/package-lock.json
+	cd bindings-node && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+test-node: node-env
+	cd bindings-node && node --test test/
+	cd bindings-node && npx tsc -p test/types/tsconfig.json
+	cd examples/node && npm install --offline --no-audit --no-fund --no-package-lock --silent
+	$(CARGO) run --quiet -p hep-cli -- check -- node examples/node/emit.mjs
+	node examples/node/supervise.mjs
+	node examples/node/check_docs.mjs
 
 ## Regenerate schema/hep-v1.schema.json from the Rust types.
 schema: toolchain

@@ -161,6 +161,10 @@ pub enum LivenessAction {
 }
 
 impl LivenessAction {
+    /// Every action of v1, in the spec's order.
+    pub const ALL: [LivenessAction; 5] =
+        [Self::Heartbeat, Self::CancelRetry, Self::BackgroundConvert, Self::Escalate, Self::Advisory];
+
     /// The wire name of the action.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -349,4 +353,19 @@ impl Frame {
         "compaction_start",
         "compaction_end",
     ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_liveness_action_round_trips_by_name() {
+        for action in LivenessAction::ALL {
+            assert_eq!(LivenessAction::parse(action.as_str()), Some(action));
+        }
+        let names: Vec<&str> = LivenessAction::ALL.iter().map(|a| a.as_str()).collect();
+        assert_eq!(names, ["heartbeat", "cancel_retry", "background_convert", "escalate", "advisory"]);
+        assert_eq!(LivenessAction::parse("Heartbeat"), None);
+    }
 }

@@ -1,0 +1,512 @@
+// Types of `hep`: HEP v1, the Harness Event Protocol, for Node.
+//
+// Frames are plain objects with the protocol's field names; `Frame` is a discriminated union
+// on `type`, so `switch (frame.type)` narrows. A frame of a type v1 does not know is
+// `{ type: 'unknown', frame }`, `frame` being the line's object as it is.
+
+/// <reference types="node" />
+
+import type { SpawnOptions as ChildSpawnOptions } from 'node:child_process';
+import type { Writable } from 'node:stream';
+
+// ---- frames ----
+
+/** `hep_header`: the first line of every stream. */
+export interface HepHeader {
+  type: 'hep_header';
+  /** Protocol version, `"v1"`. */
+  hep: string;
+  /** Emitter version (no protocol meaning). */
+  fah: string;
+  /** Session id. */
+  session: string;
+}
+
+/** `agent_start`: the run began (once per run). */
+export interface AgentStart {
+  type: 'agent_start';
+  turn_id: number;
+}
+
+/** `message_start`: an assistant message starts. */
+export interface MessageStart {
+  type: 'message_start';
+  turn_id: number;
+  /** Always `"assistant"` in v1. */
+  role: string;
+}
+
+/** `message_delta`: a chunk of assistant text. */
+export interface MessageDelta {
+  type: 'message_delta';
+  turn_id: number;
+  delta: string;
+}
+
+/** `tool_start`: a tool call starts. */
+export interface ToolStart {
+  type: 'tool_start';
+  turn_id: number;
+  /** Tool call id. */
+  id: string;
+  /** Tool name. */
+  name: string;
+  /** Summary-mode `key=value` list or, with `events=full`, the raw JSON arguments (bounded). */
+  args_summary: string;
+}
+
+/** `tool_delta`: partial tool output. */
+export interface ToolDelta {
+  type: 'tool_delta';
+  turn_id: number;
+  id: string;
+  update: string;
+}
+
+/** `tool_liveness`: a heartbeat or a stuck-call follow-up of a long-running tool call. */
+export interface ToolLiveness {
+  type: 'tool_liveness';
+  turn_id: number;
+  id: string;
+  name: string;
+  /** `heartbeat`, `cancel_retry`, `background_convert`, `escalate` or `advisory` (or a later one). */
+  action: string;
+  /** Milliseconds since the call started. */
+  elapsed_ms: number;
+  /** Captured-output size in bytes; absent when the tool reports none. */
+  output_bytes?: number;
+  /** Human-readable detail; absent when empty. */
+  detail?: string;
+}
+
+/** One entry of `turn_done.tool_results`. */
+export interface ToolResult {
+  id: string;
+  name: string;
+  ok: boolean;
+  /** Result text, capped at 2000 UTF-16 units plus the `…(+N chars)` suffix. */
+  text: string;
+}
+
+/** Token counts and cost (of a round, or totals). */
+export interface Usage {
+  input: number;
+  output: number;
+  /** Dollars. */
+  cost: number;
+}
+
+/** `turn_done`: terminal frame of a successful round. */
+export interface TurnDone {
+  type: 'turn_done';
+  turn_id: number;
+  /** The round's assistant text. */
+  message: string;
+  tool_results: ToolResult[];
+  usage: Usage;
+  /** Provider stop reason (`"stop"`, `"toolUse"`, ...). */
+  stop_reason: string;
+}
+
+/** `turn_error`: terminal frame of a failed round. */
+export interface TurnError {
+  type: 'turn_error';
+  turn_id: number;
+  error: string;
+  fatal: boolean;
+}
+
+/** `cancelled`: terminal frame, the run was aborted. */
+export interface Cancelled {
+  type: 'cancelled';
+  turn_id: number;
+}
+
+/** `compaction_start`: a context compaction begins. */
+export interface CompactionStart {
+  type: 'compaction_start';
+  turn_id: number;
+}
+
+/** `compaction_end`: the compaction ended. */
+export interface CompactionEnd {
+  type: 'compaction_end';
+  turn_id: number;
+  tokens_freed: number;
+}
+
+/**
+ * A frame of a type v1 does not know (never an error): `frame` is the line's object as it
+ * is, with its own `type`.
+ */
+export interface UnknownFrame {
+  type: 'unknown';
+  frame: { type: string; [field: string]: unknown };
+}
+
+/** One HEP v1 frame: `switch (frame.type)` narrows to its interface. */
+export type Frame =
+  | HepHeader
+  | AgentStart
+  | MessageStart
+  | MessageDelta
+  | ToolStart
+  | ToolDelta
+  | ToolLiveness
+  | TurnDone
+  | TurnError
+  | Cancelled
+  | CompactionStart
+  | CompactionEnd
+  | UnknownFrame;
+
+/**
+ * The original line of a frame from `parseLine`, or from a `Stream` with `raw: true`:
+ * non-enumerable properties (absent otherwise).
+ */
+export interface Line {
+  /** The line as read, without its newline. */
+  readonly raw: string;
+  /** Its 1-based line number in the stream (1 for `parseLine`). */
+  readonly line: number;
+}
+
+/** A frame carrying its original line. */
+export type FrameWithLine = Frame & Line;
+
+// ---- errors ----
+
+/** Error kinds of the core (`kind`), and `internal` for a failure of the binding itself. */
+export type ErrorKind =
+  | 'syntax'
+  | 'invalid_utf8'
+  | 'trailing_characters'
+  | 'not_an_object'
+  | 'missing_field'
+  | 'duplicate_field'
+  | 'wrong_type'
+  | 'out_of_range'
+  | 'too_deep'
+  | 'line_too_long'
+  | 'truncated'
+  | 'unsupported_version'
+  | 'violation'
+  | 'unencodable'
+  | 'io'
+  | 'internal';
+
+/** `HEP_` and the kind in capitals. */
+export type ErrorCode = `HEP_${Uppercase<ErrorKind>}`;
+
+/** Any error of hep; `code` names it (`HEP_WRONG_TYPE`, `HEP_LINE_TOO_LONG`, ...). */
+export class HepError extends Error {
+  constructor(
+    message: string,
+    details?: { kind?: ErrorKind; line?: number | null; column?: number | null; excerpt?: string; cause?: unknown },
+  );
+  readonly name: 'HepError';
+  readonly code: ErrorCode;
+  readonly kind: ErrorKind;
+  /** 1-based line, or null when the error is not tied to one. */
+  readonly line: number | null;
+  /** 1-based byte column within the line, or null when unknown. */
+  readonly column: number | null;
+  /** A short excerpt of the input around the error (may be empty). */
+  readonly excerpt: string;
+  /** On an error thrown by `Stream.feed`/`endInput`: the frames that came before it in that call. */
+  frames?: Frame[];
+}
+
+// ---- reading ----
+
+/** A breach of a consumer guarantee of the protocol. */
+export interface Violation {
+  /** A stable snake_case code, e.g. `turn_id_skipped`. */
+  code: string;
+  severity: 'error' | 'warning';
+  /** The offending frame's line; 0 for end-of-stream checks. */
+  line: number;
+  turnId: number | null;
+  message: string;
+}
+
+/** A line that could not be read, or the error that halted the stream. */
+export interface SkippedLine {
+  kind: ErrorKind;
+  line: number | null;
+  column: number | null;
+  message: string;
+  excerpt: string;
+}
+
+/** One `tool_liveness` report. */
+export interface Liveness {
+  action: string;
+  elapsedMs: number;
+  outputBytes: number | null;
+  detail: string | null;
+}
+
+/** A tool call as a supervisor mirrors it. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** `tool_start.args_summary` (empty when the call was only seen in `tool_results`). */
+  argsSummary: string;
+  status: 'running' | 'ok' | 'failed';
+  /** Partial output from `tool_delta` frames (the first 64 KiB). */
+  output: string;
+  outputDropped: number;
+  /** The result text from `turn_done`. */
+  result: string | null;
+  lastLiveness: Liveness | null;
+  /** Stuck-call follow-ups (every action but `heartbeat`), oldest first. */
+  followups: Liveness[];
+}
+
+/** One round as a supervisor mirrors it. */
+export interface Turn {
+  turnId: number;
+  /** Assistant text assembled from `message_delta` frames (the first 1 MiB). */
+  text: string;
+  textDropped: number;
+  tools: ToolCall[];
+  toolsDropped: number;
+  end: 'turn_done' | 'turn_error' | 'cancelled' | null;
+  message: string | null;
+  usage: Usage | null;
+  stopReason: string | null;
+  error: string | null;
+  /** `tokens_freed` of each compaction that ended in this round. */
+  compactions: number[];
+}
+
+/** How a run ended, all things considered. */
+export type Verdict = 'ok' | 'failed' | 'cancelled' | 'incomplete' | 'protocol_error';
+
+/**
+ * Everything known at the end of a run: a plain object. `turns` and `toolCalls` are
+ * converted from the core when first read.
+ */
+export interface RunResult {
+  verdict: Verdict;
+  /** The findings that decided the verdict, most important first. */
+  reasons: string[];
+  /** The exit code the verdict was given with (null when unknown). */
+  exitCode: number | null;
+  /** No error-severity violation, no skipped line, not halted. */
+  conforms: boolean;
+  /** The user-visible answer: the last terminal frame's message, if it is a `turn_done`. */
+  answer: string | null;
+  /** Totals over every `turn_done`. */
+  usage: Usage;
+  /** The kept turns, oldest first. */
+  turns: Turn[];
+  turnsDropped: number;
+  /** Every kept tool call, in order. */
+  toolCalls: ToolCall[];
+  /** The kept violations (see `violationCount`). */
+  violations: Violation[];
+  violationCount: number;
+  /** The kept unreadable lines (see `skippedCount`). */
+  skipped: SkippedLine[];
+  skippedCount: number;
+  /** The error that stopped the stream (strict mode, or a refused protocol version). */
+  halted: SkippedLine | null;
+  /** Frames read. */
+  frames: number;
+  /** Lines read, complete or skipped. */
+  lines: number;
+  /** The header's session id. */
+  session: string | null;
+  /** The header's emitter version. */
+  fah: string | null;
+  lastTerminal: 'turn_done' | 'turn_error' | 'cancelled' | null;
+  compactions: number;
+  tokensFreed: number;
+  /** The end of the child's stderr, as given to `finish` (supervised runs). */
+  stderrTail: string | null;
+}
+
+export interface StreamOptions {
+  /** Throw at the first error violation or unreadable line (default false: report and go on). */
+  strict?: boolean;
+  /** Longest line in bytes; longer ones are skipped (default `MAX_LINE_BYTES`, 16 MiB). */
+  maxLineBytes?: number;
+  /** Give each frame non-enumerable `raw` and `line` properties (default false: they cost). */
+  raw?: boolean;
+}
+
+/** The frames of a stream: with `raw: true`, each carries its line. */
+export type StreamFrame<Raw extends boolean> = Raw extends true ? FrameWithLine : Frame;
+
+/** A live HEP v1 stream reader: bytes in, frames out, validated and reduced by the core. */
+export class Stream<Raw extends boolean = false> {
+  constructor(options?: StreamOptions & { raw?: Raw });
+  /**
+   * Feeds a chunk (bytes, or text as UTF-8); returns the frames it completes. Throws a
+   * `HepError` (with `frames`) when the stream halts: strict mode, or a refused version.
+   */
+  feed(chunk: Buffer | Uint8Array | string): StreamFrame<Raw>[];
+  /** Marks the end of input; a partial last line is reported as skipped (`truncated`). */
+  endInput(): StreamFrame<Raw>[];
+  /** Ends the stream with the harness's exit code; the stream refuses further use. */
+  finish(exitCode?: number | null, stderrTail?: string | null): RunResult;
+  /** Violations found so far (after `finish`, every kept one). */
+  readonly violations: Violation[];
+  /** Lines skipped so far. */
+  readonly skipped: HepError[];
+  /** The error that halted the stream, or null. */
+  readonly halted: HepError | null;
+}
+
+/** One line (a final `\n` or `\r\n` is ignored) to its frame, with its `raw` line. */
+export function parseLine(line: string | Buffer | Uint8Array): FrameWithLine;
+
+/**
+ * The exact line the reference emitter writes for `frame` (no newline). An unknown frame is
+ * written back as its `raw` line when it has one, else as the JSON of its `frame`.
+ */
+export function encode(frame: Frame): string;
+
+/** The frames of a saved stream: a path or a Readable of bytes or text. */
+export function read(source: string | URL | NodeJS.ReadableStream | AsyncIterable<Buffer | Uint8Array | string>, options?: StreamOptions): AsyncGenerator<Frame, void, undefined>;
+
+// ---- writing ----
+
+/** One tool result as the harness has it (the writer caps its text). */
+export interface ToolOutcome {
+  id: string;
+  name: string;
+  ok: boolean;
+  text: string;
+}
+
+export type LivenessAction = 'heartbeat' | 'cancel_retry' | 'background_convert' | 'escalate' | 'advisory';
+
+export interface WriterOptions {
+  /** The emitter version the header names. */
+  fahVersion: string;
+  /** 'summary' (`key=value` arguments, the default) or 'full' (their JSON). */
+  toolArgs?: 'summary' | 'full';
+}
+
+/**
+ * Writes byte-exact HEP lines (the core's emitter: turn ids, header once, bounds). Each method
+ * returns the line it wrote, newline included, or null when the protocol writes nothing.
+ */
+export class Writer {
+  /** `out`: a Writable (`out.write(line)`) or a function called with each line. */
+  constructor(out: Writable | { write(line: string): unknown } | ((line: string) => unknown), options: WriterOptions);
+  /** The open turn's id, else the last allocated one (0 before any). */
+  readonly turnId: number;
+  header(session: string): string | null;
+  agentStart(): string | null;
+  /** Opens a turn if none is open; writes nothing. */
+  turnStart(): null;
+  messageStart(role?: string): string | null;
+  messageDelta(text: string): string | null;
+  /**
+   * `args`: an object (serialized as `JSON.stringify` does, key order kept), or the JSON text
+   * of one (its key order and number spelling kept as they are).
+   */
+  toolStart(id: string, name: string, args: Record<string, unknown> | string): string | null;
+  toolDelta(id: string, update: string): string | null;
+  toolLiveness(
+    id: string,
+    name: string,
+    action: LivenessAction,
+    elapsedMs: number,
+    outputBytes?: number | null,
+    detail?: string | null,
+  ): string | null;
+  turnDone(message: string, toolResults: ToolOutcome[], usage: Usage, stopReason: string): string | null;
+  turnError(error: string, fatal?: boolean): string | null;
+  cancelled(): string | null;
+  compactionStart(): string | null;
+  compactionEnd(tokensFreed: number): string | null;
+}
+
+// ---- supervising ----
+
+/** Options of `spawn`: the stream's, hep's own, and `child_process.spawn`'s but those hep sets. */
+export interface SpawnOptions
+  extends StreamOptions,
+    Omit<ChildSpawnOptions, 'stdio' | 'detached' | 'timeout' | 'killSignal' | 'signal'> {
+  /** Cancels the run when aborted. */
+  signal?: AbortSignal;
+  /** Cancels the run after this many milliseconds. */
+  timeoutMs?: number;
+  /** After SIGINT, how long before SIGTERM (default `INTERRUPT_GRACE_MS`). */
+  interruptGraceMs?: number;
+  /** After SIGTERM, how long before SIGKILL (default `TERMINATE_GRACE_MS`). */
+  terminateGraceMs?: number;
+  /** The child's stdin (default 'ignore'). */
+  stdin?: 'ignore' | 'pipe' | 'inherit';
+}
+
+/** A running harness: `for await (const frame of run)`, `await run.result`, `await run.cancel()`. */
+export class Run implements AsyncIterable<Frame> {
+  constructor(command: string, args?: readonly string[], options?: SpawnOptions);
+  /** The child's process id (and process group id); undefined if it failed to start. */
+  readonly pid: number | undefined;
+  /** The child's stdin when spawned with `stdin: 'pipe'`, else null. */
+  readonly stdin: Writable | null;
+  /** The stream being fed. */
+  readonly stream: Stream;
+  /** Whether `timeoutMs` ran out and cancelled the run. */
+  readonly timedOut: boolean;
+  /** Resolves once the child is reaped and its output read. */
+  readonly result: Promise<RunResult>;
+  /** SIGINT to the child's group, then SIGTERM and SIGKILL after the grace periods. */
+  cancel(): Promise<void>;
+  [Symbol.asyncIterator](): AsyncIterator<Frame>;
+}
+
+/** Starts a harness in its own process group and reads its stdout as HEP. */
+export function spawn(command: string, args?: readonly string[], options?: SpawnOptions): Run;
+
+// ---- the core's constants and helpers ----
+
+/** The package version. */
+export const VERSION: string;
+/** `hep_header.hep` of the protocol this library speaks: `"v1"`. */
+export const PROTOCOL_VERSION: string;
+export const EXIT_OK: number;
+export const EXIT_FAILED: number;
+export const EXIT_CANCELLED: number;
+/** After SIGINT, how long a harness gets to write `cancelled` and exit before SIGTERM. */
+export const INTERRUPT_GRACE_MS: number;
+/** After SIGTERM, how long before SIGKILL. */
+export const TERMINATE_GRACE_MS: number;
+/** Bytes of a child's stderr kept. */
+export const STDERR_TAIL_BYTES: number;
+/** Cap on `tool_results[].text`, in UTF-16 code units. */
+export const TOOL_RESULT_CAP: number;
+/** The default longest line, in bytes. */
+export const MAX_LINE_BYTES: number;
+
+/** The last `cap` bytes of a byte stream (a child's stderr). */
+export class Tail {
+  constructor(cap?: number);
+  push(chunk: Buffer | Uint8Array | string): void;
+  /** The kept bytes as text (a character cut at the start as U+FFFD). */
+  text(): string;
+  /** Bytes forgotten so far. */
+  readonly dropped: number;
+}
+
+/** The exit code of a process killed by `signal` (`'SIGINT'` or `2` give 130). */
+export function exitCodeForSignal(signal: NodeJS.Signals | number): number;
+/** `text` with terminal-driving characters as visible escapes. */
+export function sanitize(text: string): string;
+/** The JSON Schema (draft 2020-12) of the frames, as text. */
+export function jsonSchema(): string;
+/** `text` cut to `limit` UTF-16 units plus `…(+N chars)` when longer. */
+export function cap(text: string, limit: number): string;
+/** Length of `text` in UTF-16 code units. */
+export function utf16Len(text: string): number;
+/** Summary-mode `args_summary` of an argument object (or the JSON text of one). */
+export function argsSummary(args: Record<string, unknown> | string): string;
+/** Full-mode `args_summary` of an argument object (or the JSON text of one). */
+export function argsFull(args: Record<string, unknown> | string): string;

@@ -1,0 +1,333 @@
+'use strict';
+// Supervising a harness: `spawn(command, args, options)` returns a `Run`.
+//
+// The child gets its own process group. Its stdout is fed to a `Stream` chunk by chunk,
+// and each frame is handed over as soon as its line is complete; its stderr is kept as a
+// bounded `Tail`. `cancel()` sends SIGINT to the group, then SIGTERM and SIGKILL after the
+// core's grace periods. When the child exits, anything it left in its group is killed: no
+// orphans. Parsing, validation, verdicts, grace periods, exit codes and the tail's bound
+// all come from the core; this file only does Node I/O.
+
+const childProcess = require('node:child_process');
+const { Stream } = require('./stream.js');
+const {
+  Tail,
+  INTERRUPT_GRACE_MS,
+  TERMINATE_GRACE_MS,
+  STDERR_TAIL_BYTES,
+  exitCodeForSignal,
+} = require('./core.js');
+
+// Options of ours, never passed on to child_process.spawn (`signal` and `timeout` there
+// would kill the child alone, without its group and without the escalation).
+const OWN = new Set([
+  'strict', 'raw', 'maxLineBytes', 'signal', 'timeoutMs', 'interruptGraceMs', 'terminateGraceMs', 'stdin',
+]);
+const FORBIDDEN = ['stdio', 'detached', 'timeout', 'killSignal'];
+
+/** Signals the child's whole process group; a group already gone is not an error. */
+function signalGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    if (error.code !== 'ESRCH' && error.code !== 'EPERM') throw error;
+  }
+}
+
+/** Process groups of runs still going, killed if this Node process exits under them. */
+const live = new Set();
+function killLiveGroups() {
+  for (const pid of live) signalGroup(pid, 'SIGKILL');
+}
+function track(pid) {
+  if (live.size === 0) process.on('exit', killLiveGroups);
+  live.add(pid);
+}
+function untrack(pid) {
+  if (live.delete(pid) && live.size === 0) process.removeListener('exit', killLiveGroups);
+}
+
+/** A first-in first-out queue of frames with O(1) take. */
+class FrameQueue {
+  #items = [];
+  #head = 0;
+
+  get length() {
+    return this.#items.length - this.#head;
+  }
+
+  push(frames) {
+    for (const frame of frames) this.#items.push(frame);
+  }
+
+  take() {
+    const frame = this.#items[this.#head];
+    this.#items[this.#head++] = undefined;
+    if (this.#head === this.#items.length) {
+      this.#items = [];
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return frame;
+  }
+}
+
+function graceOption(value, fallback, name) {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !(value >= 0) || !Number.isFinite(value)) {
+    throw new TypeError(`${name} must be a finite number of milliseconds >= 0`);
+  }
+  return value;
+}
+
+/** A running harness: `for await (const frame of run)`, `await run.result`, `await run.cancel()`. */
+class Run {
+  #child;
+  #stream;
+  #tail = new Tail(STDERR_TAIL_BYTES);
+  #frames = new FrameQueue();
+  #waiters = [];
+  #error = null; // the error iteration throws once the frames before it are taken
+  #halted = false; // stdout is drained but no longer fed (a stream error stopped it)
+  #eof = false; // every frame of stdout is in the queue
+  #exit = null; // { code, signal } once the child has exited
+  #exited;
+  #onExit;
+  #outClosed = false;
+  #errClosed = false;
+  #spawnError = null;
+  #result;
+  #settle;
+  #cancelling = null;
+  #timedOut = false;
+  #timer = null;
+  #signal = null;
+  #onAbort = null;
+  #interruptGraceMs;
+  #terminateGraceMs;
+
+  constructor(command, args = [], options = {}) {
+    if (!Array.isArray(args)) throw new TypeError('args must be an array of strings');
+    for (const name of FORBIDDEN) {
+      if (options[name] !== undefined) throw new TypeError(`spawn(): the option ${name} is set by hep and cannot be given`);
+    }
+    const { strict = false, raw = false, maxLineBytes, signal, timeoutMs, stdin = 'ignore' } = options;
+    this.#interruptGraceMs = graceOption(options.interruptGraceMs, INTERRUPT_GRACE_MS, 'interruptGraceMs');
+    this.#terminateGraceMs = graceOption(options.terminateGraceMs, TERMINATE_GRACE_MS, 'terminateGraceMs');
+    if (timeoutMs !== undefined) graceOption(timeoutMs, 0, 'timeoutMs');
+    if (signal != null && (typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
+      throw new TypeError('spawn(): signal must be an AbortSignal');
+    }
+    const streamOptions = { strict, raw };
+    if (maxLineBytes !== undefined) streamOptions.maxLineBytes = maxLineBytes;
+    this.#stream = new Stream(streamOptions);
+
+    const result = new Promise((resolve, reject) => {
+      this.#settle = { resolve, reject };
+    });
+    result.catch(() => {}); // a rejection nobody awaits is not an unhandled rejection
+    this.#result = result;
+    this.#exited = new Promise((resolve) => {
+      this.#onExit = resolve;
+    });
+
+    const popen = {};
+    for (const [key, value] of Object.entries(options)) if (!OWN.has(key)) popen[key] = value;
+    this.#child = childProcess.spawn(command, args, {
+      ...popen,
+      stdio: [stdin, 'pipe', 'pipe'],
+      detached: true, // its own process group, so cancel reaches everything it started
+    });
+    const child = this.#child;
+    if (child.pid !== undefined) track(child.pid);
+
+    child.stdout.on('data', (chunk) => this.#take(() => this.#stream.feed(chunk)));
+    child.stdout.on('close', () => {
+      this.#take(() => this.#stream.endInput());
+      this.#eof = true;
+      this.#outClosed = true;
+      this.#wake();
+      this.#settleIfDone();
+    });
+    child.stderr.on('data', (chunk) => this.#tail.push(chunk));
+    child.stderr.on('close', () => {
+      this.#errClosed = true;
+      this.#settleIfDone();
+    });
+    child.stdout.on('error', () => {}); // a failed read ends in 'close' too
+    child.stderr.on('error', () => {});
+    child.on('error', (error) => {
+      if (child.pid !== undefined) return; // not a spawn failure (hep never uses child.kill)
+      this.#spawnError = error;
+      this.#exit = { code: null, signal: null };
+      this.#onExit();
+      child.stdout.destroy();
+      child.stderr.destroy();
+      this.#settleIfDone();
+    });
+    child.on('exit', (code, sig) => {
+      if (this.#exit !== null) return;
+      this.#exit = { code, signal: sig };
+      // Whatever the child left in its group could hold stdout open: kill it now.
+      signalGroup(child.pid, 'SIGKILL');
+      this.#onExit();
+      this.#settleIfDone();
+    });
+
+    // Cancels nobody awaits: the run's result tells how they ended.
+    const cancelUnawaited = () => this.cancel().catch(() => {});
+    if (signal != null) {
+      if (signal.aborted) {
+        cancelUnawaited();
+      } else {
+        this.#signal = signal;
+        this.#onAbort = cancelUnawaited;
+        signal.addEventListener('abort', this.#onAbort, { once: true });
+      }
+    }
+    if (timeoutMs !== undefined) {
+      this.#timer = setTimeout(() => {
+        this.#timedOut = true;
+        cancelUnawaited();
+      }, timeoutMs);
+    }
+  }
+
+  /** The child's process id, which is also its process group id (undefined if it failed to start). */
+  get pid() {
+    return this.#child.pid;
+  }
+
+  /** The child's stdin when spawned with `stdin: 'pipe'`, else null. */
+  get stdin() {
+    return this.#child.stdin;
+  }
+
+  /** The `Stream` being fed (its `violations` and `skipped` so far). */
+  get stream() {
+    return this.#stream;
+  }
+
+  /** Whether `timeoutMs` ran out and cancelled the run. */
+  get timedOut() {
+    return this.#timedOut;
+  }
+
+  /** Resolves to the `RunResult` once stdout and stderr are closed and the child is reaped. */
+  get result() {
+    return this.#result;
+  }
+
+  /**
+   * SIGINT to the child's group; SIGTERM if it still runs after the interrupt grace, SIGKILL
+   * after the terminate grace. Resolves once the child has exited. Frames written meanwhile
+   * (such as `cancelled`) stay available to iteration. Calling it again returns the same promise.
+   */
+  cancel() {
+    if (this.#cancelling === null) this.#cancelling = this.#escalate();
+    return this.#cancelling;
+  }
+
+  async #escalate() {
+    const steps = [['SIGINT', this.#interruptGraceMs], ['SIGTERM', this.#terminateGraceMs], ['SIGKILL', null]];
+    for (const [sig, grace] of steps) {
+      if (this.#exit !== null || this.#child.pid === undefined) break;
+      signalGroup(this.#child.pid, sig);
+      if (grace === null) break;
+      if (await this.#exitWithin(grace)) return;
+    }
+    await this.#exited;
+  }
+
+  /** Whether the child exits within `ms`; leaves no timer behind. */
+  #exitWithin(ms) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      this.#exited.then(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  /** Feeds the stream (`step` is a feed or endInput call) and queues the frames it completes. */
+  #take(step) {
+    if (this.#halted) return;
+    try {
+      this.#frames.push(step());
+    } catch (error) {
+      // Strict mode (or an unsupported version): the frames before the error come first.
+      if (Array.isArray(error.frames)) this.#frames.push(error.frames);
+      this.#error = error;
+      this.#halted = true; // keep draining stdout so the child never blocks on a full pipe
+    }
+    this.#wake();
+  }
+
+  #wake() {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  #settleIfDone() {
+    if (this.#exit === null || !this.#outClosed || !this.#errClosed || this.#settle === null) return;
+    const { resolve, reject } = this.#settle;
+    this.#settle = null;
+    clearTimeout(this.#timer);
+    if (this.#signal !== null) this.#signal.removeEventListener('abort', this.#onAbort);
+    if (this.#child.pid !== undefined) untrack(this.#child.pid);
+    if (this.#spawnError !== null) {
+      this.#error ??= this.#spawnError;
+      this.#wake();
+      reject(this.#spawnError);
+      return;
+    }
+    const { code, signal } = this.#exit;
+    const exitCode = code !== null ? code : exitCodeForSignal(signal);
+    try {
+      resolve(this.#stream.finish(exitCode, this.#tail.text()));
+    } catch (error) {
+      reject(error);
+    }
+  }
+
+  async #next() {
+    for (;;) {
+      if (this.#frames.length > 0) return { value: this.#frames.take(), done: false };
+      if (this.#error !== null) throw this.#error;
+      if (this.#eof) {
+        if (this.#child.pid === undefined) {
+          await this.#exited; // a spawn failure surfaces after 'error'
+          throw this.#spawnError;
+        }
+        return { value: undefined, done: true };
+      }
+      await new Promise((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
+  /**
+   * Each frame as soon as its line is complete. Leaving a loop early does not stop the run:
+   * a later loop goes on from the next frame (call `cancel()` to stop the child).
+   */
+  [Symbol.asyncIterator]() {
+    const next = () => this.#next();
+    return {
+      next,
+      return: async () => ({ value: undefined, done: true }),
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+}
+
+/** Starts `command` with `args` (a HEP emitter) and returns the `Run` supervising it. */
+function spawn(command, args = [], options = {}) {
+  return new Run(command, args, options);
+}
+
+module.exports = { spawn, Run };

@@ -1,0 +1,118 @@
+'use strict';
+// `Stream`: bytes in, frames out. The core frames, decodes, validates and reduces; each
+// `feed` crosses into it once and gets back every frame the chunk completes in one batch.
+
+const { native, constants } = require('./native.js');
+const { fromRecord } = require('./errors.js');
+const { framesOf } = require('./frames.js');
+const { runResult, violation } = require('./result.js');
+const check = require('./check.js');
+
+/** The error of a stream used after `finish`. */
+function finished(method) {
+  const error = new Error(`Stream.${method}(): the stream is finished (finish() was called)`);
+  error.code = 'ERR_INVALID_STATE';
+  return error;
+}
+
+/** A live HEP v1 stream reader. */
+class Stream {
+  #native;
+  #raw;
+  #violations = [];
+  #skipped = [];
+  #halted = null;
+  #finished = false;
+
+  /**
+   * Options: `strict` (throw at the first error violation or unreadable line), `maxLineBytes`
+   * (longest line; longer ones are skipped), `raw` (give each frame non-enumerable `raw`
+   * and `line` properties).
+   */
+  constructor(options = {}) {
+    check.object(options, 'Stream(options): options');
+    const { strict = false, maxLineBytes = constants.maxLineBytes, raw = false } = options;
+    check.boolean(strict, 'Stream(options): strict');
+    check.count(maxLineBytes, 'Stream(options): maxLineBytes');
+    check.boolean(raw, 'Stream(options): raw');
+    this.#native = new native.NativeStream(strict, maxLineBytes, raw);
+    this.#raw = raw;
+  }
+
+  /** Feeds a chunk (bytes, or text as UTF-8); returns the frames it completes. */
+  feed(chunk) {
+    if (this.#finished) throw finished('feed');
+    let batch;
+    if (chunk instanceof Uint8Array) batch = this.#native.feed(chunk);
+    else if (typeof chunk === 'string') batch = this.#native.feedText(chunk);
+    else throw new TypeError(`Stream.feed(chunk): chunk must be a Buffer, a Uint8Array or a string, not ${check.describe(chunk)}`);
+    return this.#take(batch);
+  }
+
+  /** Marks the end of input; a partial last line is reported as skipped (`truncated`). */
+  endInput() {
+    if (this.#finished) throw finished('endInput');
+    return this.#take(this.#native.endInput());
+  }
+
+  /**
+   * Ends the stream with the harness's exit code (null when unknown) and returns the
+   * `RunResult`, which carries `stderrTail` as given. The stream refuses further use.
+   */
+  finish(exitCode = null, stderrTail = null) {
+    if (this.#finished) throw finished('finish');
+    if (exitCode !== null) {
+      check.number(exitCode, 'Stream.finish(exitCode)');
+      if (!Number.isInteger(exitCode) || exitCode < -(2 ** 31) || exitCode >= 2 ** 31) {
+        throw new RangeError(`Stream.finish(exitCode): exitCode must be a 32-bit integer or null, not ${exitCode}`);
+      }
+    }
+    if (stderrTail !== null) check.string(stderrTail, 'Stream.finish(stderrTail)');
+    this.#finished = true;
+    // Ends the input first (if not yet), so a truncated last line is among `skipped`.
+    const [, , extras] = this.#native.endInput();
+    if (extras !== null) this.#collect(extras);
+    const finishedNative = this.#native;
+    const turns = () => JSON.parse(finishedNative.turns());
+    const result = runResult(JSON.parse(finishedNative.finish(exitCode)), turns, stderrTail);
+    this.#violations = result.violations;
+    return result;
+  }
+
+  /** The violations found so far (after `finish`, those of the result, end-of-stream ones included). */
+  get violations() {
+    return this.#violations.slice();
+  }
+
+  /** The lines skipped so far, as `HepError`s. */
+  get skipped() {
+    return this.#skipped.slice();
+  }
+
+  /** The error that halted the stream, or null. */
+  get halted() {
+    return this.#halted;
+  }
+
+  /** The frames of a batch; a halt is thrown, with the frames before it as `frames`. */
+  #take([pool, cols, extras]) {
+    const frames = framesOf(pool, cols, this.#raw);
+    if (extras !== null && this.#collect(extras)) {
+      this.#halted.frames = frames;
+      throw this.#halted;
+    }
+    return frames;
+  }
+
+  /** Keeps the violations, skipped lines and halt of a batch (JSON); true when it halted. */
+  #collect(extras) {
+    const { violations, skipped, halted } = JSON.parse(extras);
+    for (const v of violations) this.#violations.push(violation(v));
+    for (const s of skipped) this.#skipped.push(fromRecord(s));
+    if (halted === null) return false;
+    this.#halted = fromRecord(halted);
+    return true;
+  }
+}
+
+module.exports = { Stream };

@@ -1,0 +1,150 @@
+//! What a native call can fail with, and how a failure reaches JavaScript: as the `HepError`
+//! that the factory of `lib/errors.js` builds from the failure's record.
+
+use hep_core::Error;
+use napi::bindgen_prelude::{Env, Function, FunctionRef, Status, Unknown};
+use napi_derive::napi;
+use serde::Serialize;
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// A failure of a native call.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// An error of the core: a rejected line, an unencodable value, a malformed frame object.
+    Hep(Error),
+    /// A bug of the binding (a panic, a napi call that failed); never expected.
+    Internal(String),
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Self {
+        Self::Hep(error)
+    }
+}
+
+impl From<napi::Error> for Failure {
+    fn from(error: napi::Error) -> Self {
+        Self::Internal(format!("{}: {}", error.status, error.reason))
+    }
+}
+
+/// The result of the body of an export.
+pub(crate) type Outcome<T> = Result<T, Failure>;
+
+/// An error as `lib/errors.js` reads it: the core's fields, and its full text (position,
+/// kind, message and excerpt, as the core displays it).
+#[derive(Serialize)]
+pub(crate) struct Record<'a> {
+    kind: &'a str,
+    line: u64,
+    column: u64,
+    message: &'a str,
+    excerpt: &'a str,
+    text: String,
+}
+
+impl<'a> Record<'a> {
+    /// The record of a core error.
+    pub(crate) fn of(error: &'a Error) -> Self {
+        Self {
+            kind: error.kind().as_str(),
+            line: error.line(),
+            column: error.column(),
+            message: error.message(),
+            excerpt: error.excerpt(),
+            text: error.to_string(),
+        }
+    }
+
+    /// The record of a failure of the binding itself (kind `internal`).
+    pub(crate) fn internal(message: &'a str) -> Self {
+        Self { kind: "internal", line: 0, column: 0, message, excerpt: "", text: message.to_owned() }
+    }
+}
+
+impl Failure {
+    /// The failure as the JSON of its [`Record`].
+    pub(crate) fn record(&self) -> String {
+        let record = match self {
+            Self::Hep(error) => Record::of(error),
+            Self::Internal(message) => Record::internal(message),
+        };
+        serde_json::to_string(&record).unwrap_or_else(|_| INTERNAL.to_owned())
+    }
+}
+
+/// The record of a failure whose record could not be written.
+const INTERNAL: &str =
+    r#"{"kind":"internal","line":0,"column":0,"message":"unknown","excerpt":"","text":"hep internal error"}"#;
+
+/// The text of a panic's payload.
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    let text = payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a panic without a message");
+    format!("hep internal error: {text}")
+}
+
+/// Runs the body of an export: a panic becomes an internal failure, and a failure is thrown
+/// to the caller as a `HepError`.
+pub(crate) fn boundary<T>(env: &Env, body: impl FnOnce() -> Outcome<T>) -> napi::Result<T> {
+    let outcome = catch_unwind(AssertUnwindSafe(body))
+        .unwrap_or_else(|payload| Err(Failure::Internal(panic_message(payload.as_ref()))));
+    outcome.map_err(|failure| throw(env, &failure))
+}
+
+/// The `HepError` factory of `lib/errors.js`: a record (JSON text) in, an error out.
+struct Factory(FunctionRef<String, Unknown<'static>>);
+
+/// Registers the factory that turns failure records into `HepError`s (once, at load).
+#[napi(catch_unwind)]
+pub fn register_error_factory(env: Env, factory: Function<'_, String, Unknown<'static>>) -> napi::Result<()> {
+    env.set_instance_data(Factory(factory.create_ref()?), (), |_| {})
+}
+
+/// Throws `failure` as a `HepError`; the returned error tells napi that an exception is
+/// pending (or, should the factory be missing, is thrown as a plain `Error`).
+fn throw(env: &Env, failure: &Failure) -> napi::Error {
+    let record = failure.record();
+    let thrown = env
+        .get_instance_data::<Factory>()
+        .and_then(|factory| {
+            let factory = factory.ok_or_else(|| napi::Error::from_reason("the error factory is not registered"))?;
+            factory.0.borrow_back(env)?.call(record.clone())
+        })
+        .and_then(|error| env.throw(error));
+    match thrown {
+        Ok(()) => napi::Error::from_status(Status::PendingException),
+        Err(e) => napi::Error::from_reason(format!("{record} ({e})")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hep_core::ErrorKind;
+
+    #[test]
+    fn records_are_the_core_serialization() {
+        let error = Error::new(ErrorKind::WrongType, "bad").at_line(3).at_column(7, "near");
+        let record: serde_json::Value = serde_json::from_str(&Failure::from(error).record()).unwrap();
+        let text = "line 3, column 7: wrong_type: bad (near `near`)";
+        let want = serde_json::json!({"kind": "wrong_type", "line": 3, "column": 7, "message": "bad", "excerpt": "near", "text": text});
+        assert_eq!(record, want);
+        let internal: serde_json::Value =
+            serde_json::from_str(&Failure::Internal("quote \" in it".into()).record()).unwrap();
+        assert_eq!(internal["kind"], "internal");
+        assert_eq!(internal["text"], "quote \" in it");
+    }
+
+    #[test]
+    fn panics_become_internal_failures() {
+        let caught = catch_unwind(|| -> Outcome<()> { panic!("boom") }).unwrap_err();
+        assert_eq!(panic_message(caught.as_ref()), "hep internal error: boom");
+        let caught = catch_unwind(|| -> Outcome<()> { panic!("{}", 42) }).unwrap_err();
+        assert_eq!(panic_message(caught.as_ref()), "hep internal error: 42");
+    }
+}

@@ -1,0 +1,25 @@
+//! The native half of the npm package `hep`: hep-core through napi-rs.
+//!
+//! Conversions and error mapping only. The protocol (parsing, validation, encoding, bounds,
+//! verdicts) is hep-core; the public API, argument checks and Node I/O are the package's
+//! JavaScript (`lib/*.js`), which loads this addon through `lib/native.js`. Nothing here is
+//! public API: the names are the package's internal contract.
+//!
+//! The hot path crosses the boundary once per chunk: [`stream::NativeStream::feed`] hands back
+//! every frame the chunk completes as one [`batch`] (a string pool and a column of numbers)
+//! that `lib/frames.js` turns into plain objects.
+
+mod batch;
+pub mod encode;
+pub mod failure;
+pub mod parse;
+pub mod stream;
+pub mod support;
+mod text;
+pub mod writer;
+
+/// The addon's Rust allocations (frames' strings, lines, batches) come from mimalloc: a line
+/// of the writer takes several small short-lived allocations, and glibc's allocator made the
+/// writer a tenth slower (measured on the bench corpus).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -1,0 +1,148 @@
+//! `NativeStream`: the core's [`Stream`], fed chunk by chunk; each call returns one batch.
+
+use crate::batch::Batch;
+use crate::failure::{Failure, Outcome, boundary};
+use crate::text::js_string;
+use hep_core::{Error, HepHeader, RunResult, Stream, StreamOptions, Terminal, Usage, Verdict, Violation};
+use napi::JsString;
+use napi::bindgen_prelude::{Array, Env};
+use napi_derive::napi;
+use serde::Serialize;
+
+/// The core stream (framer, decoder, validator, run reducer) and the batch it fills; once
+/// finished, the run result.
+#[napi]
+pub struct NativeStream {
+    stream: Option<Stream>,
+    batch: Batch,
+    result: Option<RunResult>,
+}
+
+/// The run result but its turns (the bulk of it, converted only when read), serialized as
+/// the core serializes them, the run's fields alongside the result's.
+#[derive(Serialize)]
+struct Summary<'a> {
+    verdict: Verdict,
+    reasons: &'a [String],
+    exit_code: Option<i32>,
+    conforms: bool,
+    halted: Option<&'a Error>,
+    violations: &'a [Violation],
+    violation_count: u64,
+    skipped: &'a [Error],
+    skipped_count: u64,
+    lines: u64,
+    answer: Option<&'a str>,
+    usage: Usage,
+    header: Option<&'a HepHeader>,
+    last_terminal: Option<Terminal>,
+    turns_dropped: u64,
+    frames: u64,
+    compactions: u64,
+    tokens_freed: u64,
+}
+
+impl<'a> Summary<'a> {
+    fn of(r: &'a RunResult) -> Self {
+        Self {
+            verdict: r.verdict,
+            reasons: &r.reasons,
+            exit_code: r.exit_code,
+            conforms: r.conforms,
+            halted: r.halted.as_ref(),
+            violations: &r.violations,
+            violation_count: r.violation_count,
+            skipped: &r.skipped,
+            skipped_count: r.skipped_count,
+            lines: r.lines,
+            answer: r.run.answer.as_deref(),
+            usage: r.run.usage,
+            header: r.run.header.as_ref(),
+            last_terminal: r.run.last_terminal.map(|(terminal, _)| terminal),
+            turns_dropped: r.run.turns_dropped,
+            frames: r.run.frames,
+            compactions: r.run.compactions,
+            tokens_freed: r.run.tokens_freed,
+        }
+    }
+}
+
+/// `value` as JSON, for JavaScript.
+fn json<'env>(env: &'env Env, value: &impl Serialize) -> Outcome<JsString<'env>> {
+    let text = serde_json::to_string(value).map_err(|e| Failure::Internal(e.to_string()))?;
+    Ok(js_string(env, &text)?)
+}
+
+/// Using the stream after `finish` (lib/stream.js refuses that before it gets here).
+fn finished() -> Failure {
+    Failure::Internal("the stream is finished".to_owned())
+}
+
+impl NativeStream {
+    /// Feeds `bytes` and returns the batch of what they complete.
+    fn feed_bytes<'env>(&mut self, env: &'env Env, bytes: &[u8]) -> napi::Result<Array<'env>> {
+        boundary(env, || {
+            let Self { stream, batch, .. } = self;
+            stream.as_mut().ok_or_else(finished)?.feed_with(bytes, |event| batch.event(event));
+            Ok(batch.take(env)?)
+        })
+    }
+}
+
+#[napi]
+impl NativeStream {
+    /// A stream reading lines of at most `max_line_bytes` bytes, stopping at the first error
+    /// when `strict`, giving each frame its line number and line when `raw`.
+    #[napi(constructor, catch_unwind)]
+    pub fn new(strict: bool, max_line_bytes: f64, raw: bool) -> Self {
+        // `max_line_bytes` is a non-negative integer (checked by lib/stream.js); `as` saturates.
+        let options = StreamOptions { strict, max_line_length: max_line_bytes as usize, ..StreamOptions::default() };
+        Self { stream: Some(Stream::new(options)), batch: Batch::new(raw), result: None }
+    }
+
+    /// Feeds bytes (a `Buffer` or any `Uint8Array`).
+    #[napi(catch_unwind)]
+    pub fn feed<'env>(&mut self, env: &'env Env, bytes: &[u8]) -> napi::Result<Array<'env>> {
+        self.feed_bytes(env, bytes)
+    }
+
+    /// Feeds text (as its UTF-8 bytes).
+    #[napi(catch_unwind)]
+    pub fn feed_text<'env>(&mut self, env: &'env Env, text: String) -> napi::Result<Array<'env>> {
+        self.feed_bytes(env, text.as_bytes())
+    }
+
+    /// Ends the input: a partial last line is reported as skipped (truncated).
+    #[napi(catch_unwind)]
+    pub fn end_input<'env>(&mut self, env: &'env Env) -> napi::Result<Array<'env>> {
+        boundary(env, || {
+            let Self { stream, batch, .. } = self;
+            for event in stream.as_mut().ok_or_else(finished)?.end_input() {
+                batch.event(event);
+            }
+            Ok(batch.take(env)?)
+        })
+    }
+
+    /// Ends the stream with the harness's exit code (`null` when unknown) and keeps the run
+    /// result; returns it but its turns (JSON, see [`Summary`]).
+    #[napi(catch_unwind)]
+    pub fn finish<'env>(&mut self, env: &'env Env, exit_code: Option<i32>) -> napi::Result<JsString<'env>> {
+        boundary(env, || {
+            let result = self.stream.take().ok_or_else(finished)?.finish(exit_code);
+            let summary = json(env, &Summary::of(&result));
+            self.result = Some(result);
+            summary
+        })
+    }
+
+    /// The run result's turns, as the core serializes them (JSON).
+    #[napi(catch_unwind)]
+    pub fn turns<'env>(&self, env: &'env Env) -> napi::Result<JsString<'env>> {
+        boundary(env, || {
+            let result =
+                self.result.as_ref().ok_or_else(|| Failure::Internal("the stream is not finished".to_owned()))?;
+            json(env, &result.run.turns)
+        })
+    }
+}

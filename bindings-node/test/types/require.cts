@@ -1,0 +1,8 @@
+// The CommonJS entry has the same types.
+import hep = require('hep');
+
+const frame: hep.Frame = hep.parseLine('{"type":"cancelled","turn_id":1}');
+const code: number = hep.EXIT_CANCELLED;
+// @ts-expect-error the package has no default frame
+hep.frame;
+void [frame, code];

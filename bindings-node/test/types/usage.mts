@@ -1,0 +1,173 @@
+// The type test of index.d.ts (compiled with `tsc --noEmit --strict`, never run): what a
+// user writes type-checks, and each `@ts-expect-error` line proves a wrong use is refused.
+
+import {
+  HepError,
+  Stream,
+  Writer,
+  encode,
+  parseLine,
+  read,
+  spawn,
+  type Frame,
+  type RunResult,
+  type Turn,
+  type ToolCall,
+  type UnknownFrame,
+  type Violation,
+} from 'hep';
+
+// ---- frames narrow on `type`, the unknown variant included ----
+
+function describe(frame: Frame): string {
+  switch (frame.type) {
+    case 'hep_header':
+      return `${frame.hep} ${frame.fah} ${frame.session}`;
+    case 'message_delta':
+      return frame.delta.toUpperCase() + frame.turn_id.toFixed(0);
+    case 'tool_liveness': {
+      const bytes: number | undefined = frame.output_bytes;
+      const detail: string | undefined = frame.detail;
+      return `${frame.action} ${frame.elapsed_ms} ${bytes ?? 0} ${detail ?? ''}`;
+    }
+    case 'turn_done': {
+      const ok: boolean | undefined = frame.tool_results[0]?.ok;
+      return `${frame.message} ${frame.usage.cost} ${frame.stop_reason} ${ok}`;
+    }
+    case 'turn_error':
+      return frame.fatal ? frame.error : '';
+    case 'unknown': {
+      const own: string = frame.frame.type;
+      const field: unknown = frame.frame['anything'];
+      // @ts-expect-error an unknown frame has no turn_id of its own (it is in `frame`)
+      frame.turn_id;
+      return `${own} ${String(field)}`;
+    }
+    case 'agent_start':
+    case 'message_start':
+    case 'tool_start':
+    case 'tool_delta':
+    case 'cancelled':
+    case 'compaction_start':
+    case 'compaction_end':
+      // @ts-expect-error only message_delta has a delta
+      return frame.delta;
+    default: {
+      const never: never = frame;
+      return never;
+    }
+  }
+}
+
+// @ts-expect-error a frame type v1 does not name is not a Frame
+const bogus: Frame = { type: 'progress', turn_id: 1 };
+const unknown: UnknownFrame = { type: 'unknown', frame: { type: 'progress', percent: 50 } };
+const line: string = encode(unknown);
+// @ts-expect-error encode takes a frame, not a line
+encode('{"type":"cancelled","turn_id":1}');
+
+const parsed = parseLine(Buffer.from(line));
+const raw: string = parsed.raw;
+const lineNumber: number = parsed.line;
+// @ts-expect-error raw is read-only
+parsed.raw = 'x';
+describe(parsed);
+
+// ---- streams and results ----
+
+const stream = new Stream({ strict: true, maxLineBytes: 1 << 20, raw: true });
+const frames: Frame[] = stream.feed(new Uint8Array([10]));
+const withLine: number | undefined = stream.feed('x')[0]?.line;
+// @ts-expect-error without `raw: true` a frame carries no line
+new Stream({ strict: true }).feed('x')[0]?.line;
+stream.feed('text');
+// @ts-expect-error a chunk is bytes or text
+stream.feed(42);
+// @ts-expect-error options are named
+new Stream({ strictly: true });
+const violations: Violation[] = stream.violations;
+const skipped: HepError[] = stream.skipped;
+const halted: HepError | null = stream.halted;
+const result: RunResult = stream.finish(0, 'stderr');
+stream.finish();
+stream.finish(null, null);
+// @ts-expect-error the exit code is a number
+stream.finish('0');
+
+const verdict: 'ok' | 'failed' | 'cancelled' | 'incomplete' | 'protocol_error' = result.verdict;
+const answer: string | null = result.answer;
+const turns: Turn[] = result.turns;
+const calls: ToolCall[] = result.toolCalls;
+const exitCode: number | null = result.exitCode;
+const tail: string | null = result.stderrTail;
+const cost: number = result.usage.cost;
+const status: 'running' | 'ok' | 'failed' | undefined = calls[0]?.status;
+const turnId: number | undefined = turns[0]?.turnId;
+// @ts-expect-error results are camelCase
+result.exit_code;
+// @ts-expect-error a verdict is one of five
+const wrongVerdict: RunResult['verdict'] = 'fine';
+
+// ---- errors ----
+
+try {
+  parseLine('{');
+} catch (e) {
+  if (e instanceof HepError) {
+    const code: `HEP_${string}` = e.code;
+    const where: [number | null, number | null, string] = [e.line, e.column, e.excerpt];
+    // @ts-expect-error codes are the known ones
+    const other: typeof e.code = 'HEP_NOPE';
+    void [code, where, other];
+  }
+}
+
+// ---- the writer ----
+
+const writer = new Writer(process.stdout, { fahVersion: '1.2.3' });
+new Writer((l: string) => l.length, { fahVersion: '1', toolArgs: 'full' });
+// @ts-expect-error toolArgs is 'summary' or 'full'
+new Writer(process.stdout, { fahVersion: '1', toolArgs: 'all' });
+// @ts-expect-error fahVersion is required
+new Writer(process.stdout, {});
+const written: string | null = writer.header('session');
+writer.agentStart();
+const none: null = writer.turnStart();
+writer.messageStart();
+writer.messageDelta('hi');
+writer.toolStart('c1', 'read', { path: 'a.txt' });
+writer.toolStart('c1', 'read', '{"path":"a.txt"}');
+writer.toolDelta('c1', 'partial');
+writer.toolLiveness('c1', 'read', 'heartbeat', 5000);
+writer.toolLiveness('c1', 'read', 'cancel_retry', 5000, 12, 'detail');
+// @ts-expect-error actions are v1's
+writer.toolLiveness('c1', 'read', 'nap', 5000);
+writer.turnDone('done', [{ id: 'c1', name: 'read', ok: true, text: 'data' }], { input: 1, output: 2, cost: 0.5 }, 'stop');
+// @ts-expect-error a tool result says whether it is ok
+writer.turnDone('done', [{ id: 'c1', name: 'read', text: 'data' }], { input: 1, output: 2, cost: 0.5 }, 'stop');
+// @ts-expect-error usage needs its cost
+writer.turnDone('done', [], { input: 1, output: 2 }, 'stop');
+writer.turnError('boom');
+writer.turnError('boom', false);
+writer.cancelled();
+writer.compactionStart();
+writer.compactionEnd(4200);
+// @ts-expect-error tokens are a number
+writer.compactionEnd('4200');
+const turn: number = writer.turnId;
+// @ts-expect-error the turn id is read-only
+writer.turnId = 3;
+
+// ---- reading and supervising ----
+
+async function supervise(): Promise<RunResult> {
+  for await (const frame of read('run.jsonl', { strict: true })) describe(frame);
+  const run = spawn('hep', ['simulate'], { signal: AbortSignal.timeout(1000), cwd: '/tmp', raw: true });
+  for await (const frame of run) describe(frame);
+  await run.cancel();
+  // @ts-expect-error hep sets stdio itself
+  spawn('hep', [], { stdio: 'inherit' });
+  return run.result;
+}
+
+void [bogus, withLine, raw, lineNumber, frames, violations, skipped, halted, verdict, answer, exitCode, tail, cost, status, turnId, wrongVerdict, written, none, turn, supervise];

@@ -1,0 +1,165 @@
+// Writer: its targets (a Writable, a function), the lines it returns, tool arguments, texts
+// of any size and content, and the errors of wrong arguments.
+
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { describe, test } from 'node:test';
+import { HepError, Stream, Writer, parseLine } from 'hep';
+
+/** A writer into an array, and the array. */
+function collecting(options = { fahVersion: '1.2.3' }) {
+  const lines = [];
+  return { writer: new Writer((line) => lines.push(line), options), lines };
+}
+
+describe('Writer', () => {
+  test('a whole run, written to a function: each call returns the line it wrote', () => {
+    const { writer, lines } = collecting();
+    const returned = [
+      writer.header('s1'),
+      writer.header('s2'),
+      writer.agentStart(),
+      writer.messageStart(),
+      writer.messageDelta('hé 😀 "q" \\ \n'),
+      writer.toolStart('c1', 'read', { path: 'a.txt', lines: [1, 2] }),
+      writer.toolDelta('c1', 'partial'),
+      writer.toolDelta('c1', ''),
+      writer.toolLiveness('c1', 'read', 'heartbeat', 5000, 12, 'attempt 2'),
+      writer.turnDone('done', [{ id: 'c1', name: 'read', ok: true, text: 'data' }], { input: 1, output: 2, cost: 0.5 }, 'stop'),
+    ];
+    assert.deepEqual(
+      returned.filter((l) => l !== null),
+      lines,
+    );
+    assert.deepEqual(returned.map((l) => l === null), [false, true, false, false, false, false, false, true, false, false]);
+    assert.deepEqual(lines.map((l) => l.slice(0, -1)), [
+      '{"type":"hep_header","hep":"v1","fah":"1.2.3","session":"s1"}',
+      '{"type":"agent_start","turn_id":1}',
+      '{"type":"message_start","turn_id":1,"role":"assistant"}',
+      '{"type":"message_delta","turn_id":1,"delta":"hé 😀 \\"q\\" \\\\ \\n"}',
+      '{"type":"tool_start","turn_id":1,"id":"c1","name":"read","args_summary":"path=\\"a.txt\\", lines=[1,2]"}',
+      '{"type":"tool_delta","turn_id":1,"id":"c1","update":"partial"}',
+      '{"type":"tool_liveness","turn_id":1,"id":"c1","name":"read","action":"heartbeat","elapsed_ms":5000,"output_bytes":12,"detail":"attempt 2"}',
+      '{"type":"turn_done","turn_id":1,"message":"done","tool_results":[{"id":"c1","name":"read","ok":true,"text":"data"}],"usage":{"input":1,"output":2,"cost":0.5},"stop_reason":"stop"}',
+    ]);
+    assert.ok(lines.every((l) => l.endsWith('\n') && l.indexOf('\n') === l.length - 1));
+    const stream = new Stream();
+    stream.feed(lines.join(''));
+    assert.equal(stream.finish(0).verdict, 'ok');
+  });
+
+  test('to a Writable, each line is one write', async () => {
+    const out = new PassThrough();
+    const writes = [];
+    out.on('data', (chunk) => writes.push(chunk.toString('utf8')));
+    const writer = new Writer(out, { fahVersion: '9', toolArgs: 'full' });
+    writer.header('s');
+    writer.turnStart();
+    writer.toolStart('c', 'grep', { pattern: 'x', n: 2 });
+    writer.cancelled();
+    out.end();
+    await new Promise((resolve) => out.on('end', resolve));
+    assert.deepEqual(writes, [
+      '{"type":"hep_header","hep":"v1","fah":"9","session":"s"}\n',
+      '{"type":"tool_start","turn_id":1,"id":"c","name":"grep","args_summary":"{\\"pattern\\":\\"x\\",\\"n\\":2}"}\n',
+      '{"type":"cancelled","turn_id":1}\n',
+    ]);
+  });
+
+  test('turn ids: turnStart opens silently, terminals close, compactions reuse', () => {
+    const { writer, lines } = collecting();
+    assert.equal(writer.turnId, 0);
+    assert.equal(writer.turnStart(), null);
+    assert.equal(writer.turnId, 1);
+    writer.turnError('boom', false);
+    writer.compactionStart();
+    writer.compactionEnd(4200);
+    assert.equal(writer.turnId, 2);
+    writer.messageStart('user');
+    assert.deepEqual(lines.map((l) => parseLine(l)), [
+      { type: 'turn_error', turn_id: 1, error: 'boom', fatal: false },
+      { type: 'compaction_start', turn_id: 2 },
+      { type: 'compaction_end', turn_id: 2, tokens_freed: 4200 },
+    ]);
+  });
+
+  test('tool arguments keep their key order, as an object or as JSON text', () => {
+    const { writer } = collecting();
+    const summary = (args) => parseLine(writer.toolStart('c', 'n', args)).args_summary;
+    assert.equal(summary({ z: 1, a: 'x"y', f: 1.5, nested: { b: [true, null] } }), 'z=1, a="x\\"y", f=1.5, nested={"b":[true,null]}');
+    assert.equal(summary('{"z":1,"a":2,"z2":1.0}'), 'z=1, a=2, z2=1.0');
+    assert.equal(summary({}), '');
+    const long = summary({ text: 'x'.repeat(200) });
+    assert.equal(long, `text="${'x'.repeat(94)}...`);
+  });
+
+  test('tool result texts are capped at 2000 UTF-16 units', () => {
+    const { writer } = collecting();
+    const line = writer.turnDone('', [{ id: 'c', name: 'n', ok: false, text: 'y'.repeat(2500) }], { input: 0, output: 0, cost: 0 }, 'stop');
+    assert.equal(parseLine(line).tool_results[0].text, `${'y'.repeat(2000)}…(+500 chars)`);
+  });
+
+  test('texts of any length and content cross intact (lone surrogates become U+FFFD)', () => {
+    const { writer } = collecting();
+    const texts = ['', 'a', 'é', '😀', 'x'.repeat(255), 'x'.repeat(256), 'é'.repeat(511), '😀'.repeat(300), `${'中'.repeat(5000)}z`, 'line\u2028sep\u007f\u0001'];
+    for (const text of texts) {
+      assert.equal(parseLine(writer.messageDelta(text)).delta, text, `a text of ${text.length} units`);
+      assert.equal(parseLine(writer.toolDelta(text, `${text}!`)).id, text);
+    }
+    assert.equal(parseLine(writer.messageDelta('a\ud800b\udc00')).delta, 'a\ufffdb\ufffd');
+    assert.equal(writer.messageDelta('\u0001'), '{"type":"message_delta","turn_id":1,"delta":"\\u0001"}\n');
+  });
+
+  test('values the protocol cannot carry are HepErrors (HEP_UNENCODABLE, HEP_TOO_DEEP, HEP_SYNTAX)', () => {
+    const { writer, lines } = collecting();
+    assert.throws(() => writer.compactionEnd(2 ** 53), (e) => e instanceof HepError && e.code === 'HEP_UNENCODABLE' && /9007199254740991/.test(e.message));
+    assert.throws(() => writer.turnDone('', [], { input: 0, output: 0, cost: NaN }, 'stop'), { code: 'HEP_UNENCODABLE' });
+    assert.throws(() => writer.turnDone('', [], { input: 0, output: 0, cost: Infinity }, 'stop'), { code: 'HEP_UNENCODABLE' });
+    let deep = {};
+    for (let i = 0; i < 70; i++) deep = { d: deep };
+    assert.throws(() => writer.toolStart('c', 'n', deep), { code: 'HEP_TOO_DEEP' });
+    assert.throws(() => writer.toolStart('c', 'n', '{"a":'), { code: 'HEP_SYNTAX' });
+    assert.throws(() => writer.toolStart('c', 'n', '[1]'), { code: 'HEP_NOT_AN_OBJECT' });
+    assert.deepEqual(lines, [], 'nothing is written by a failed call');
+    assert.equal(parseLine(writer.compactionEnd(2 ** 53 - 1)).tokens_freed, 2 ** 53 - 1);
+  });
+
+  test('wrong arguments are TypeErrors or RangeErrors naming them', () => {
+    const { writer } = collecting();
+    const cases = [
+      [() => new Writer(42, { fahVersion: '1' }), TypeError, 'Writer(out): out must be a Writable or a function taking each line, not a number'],
+      [() => new Writer(() => {}), TypeError, 'Writer(out, options): options must be an object, not undefined'],
+      [() => new Writer(() => {}, {}), TypeError, 'Writer(out, options): fahVersion must be a string, not undefined'],
+      [() => new Writer(() => {}, { fahVersion: '1', toolArgs: 'all' }), RangeError, "Writer(out, options): toolArgs must be 'summary' or 'full', not all"],
+      [() => writer.messageDelta(5), TypeError, 'Writer.messageDelta(text) must be a string, not a number'],
+      [() => writer.header(null), TypeError, 'Writer.header(session) must be a string, not null'],
+      [() => writer.toolStart('c', 'n', [1]), TypeError, 'Writer.toolStart(args) must be an object, not an array'],
+      [() => writer.toolStart('c', 'n', { big: 1n }), TypeError, 'Do not know how to serialize a BigInt'],
+      [() => writer.toolLiveness('c', 'n', 'nap', 1), RangeError, 'Writer.toolLiveness(action): action must be one of heartbeat, cancel_retry, background_convert, escalate, advisory, not nap'],
+      [() => writer.toolLiveness('c', 'n', 'heartbeat', -1), RangeError, 'Writer.toolLiveness(elapsedMs) must be a non-negative integer, not -1'],
+      [() => writer.toolLiveness('c', 'n', 'heartbeat', 1, 1.5), RangeError, 'Writer.toolLiveness(outputBytes) must be a non-negative integer, not 1.5'],
+      [() => writer.turnDone('m', {}, { input: 0, output: 0, cost: 0 }, 's'), TypeError, 'Writer.turnDone(toolResults): toolResults must be an array, not an object (Object)'],
+      [() => writer.turnDone('m', [{ id: 'c', name: 'n', ok: 1, text: '' }], { input: 0, output: 0, cost: 0 }, 's'), TypeError, 'Writer.turnDone(toolResults[0]).ok must be a boolean, not a number'],
+      [() => writer.turnDone('m', [], { input: '1', output: 0, cost: 0 }, 's'), TypeError, 'Writer.turnDone(usage.input) must be a number, not a string'],
+      [() => writer.turnError('e', 'yes'), TypeError, 'Writer.turnError(fatal) must be a boolean, not a string'],
+      [() => writer.compactionEnd(1.5), RangeError, 'Writer.compactionEnd(tokensFreed) must be a non-negative integer, not 1.5'],
+    ];
+    for (const [call, type, message] of cases) assert.throws(call, (e) => e instanceof type && e.message === message, message);
+    const circular = {};
+    circular.self = circular;
+    assert.throws(() => writer.toolStart('c', 'n', circular), TypeError);
+    assert.equal(writer.turnId, 0, 'no failed call opened a turn');
+  });
+
+  test('writers are independent', () => {
+    const writers = Array.from({ length: 50 }, (_, i) => collecting({ fahVersion: String(i) }));
+    writers.forEach(({ writer }, i) => {
+      writer.header(`s${i}`);
+      for (let k = 0; k <= i % 3; k++) writer.turnError('e', false);
+    });
+    writers.forEach(({ writer, lines }, i) => {
+      assert.equal(writer.turnId, (i % 3) + 1);
+      assert.equal(parseLine(lines[0]).fah, String(i));
+    });
+  });
+});
