@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 
-.PHONY: demo test test-rust test-python python-env test-node node-env lint bench bench-rust bench-python schema toolchain
+.PHONY: demo test test-rust fuzz fuzz-smoke fuzz-env test-python python-env test-node node-env lint bench bench-rust bench-python schema toolchain
 
 ## Run the main job: `hep watch` supervises the built-in simulator and mirrors it live.
 demo: toolchain
@@ -17,9 +17,11 @@ test: test-rust test-python test-node
 ## Rust: lints, formatting, docs, unit + integration + conformance + property + doc tests.
 test-rust: toolchain lint
 	$(CARGO) test --workspace
+	$(MAKE) --no-print-directory fuzz-smoke
 
 lint: toolchain
 	$(CARGO) fmt --all --check
+	$(CARGO) fmt --manifest-path fuzz/Cargo.toml --check
 	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet -p hep-core --no-deps
 
@@ -75,6 +77,39 @@ test-node: node-env
 	$(CARGO) run --quiet -p hep-cli -- check -- node examples/node/emit.mjs
 	node examples/node/supervise.mjs
 	node examples/node/check_docs.mjs
+
+## Fuzzing hep-core (docs/reliability.md): cargo-fuzz + libFuzzer on the nightly toolchain.
+## `make fuzz TARGET=stream_split RUNS=10000000` (or FUZZ_TIME=<seconds>) runs one target,
+## its corpus in fuzz/corpus/TARGET (seeded from conformance/), crashes in fuzz/artifacts/.
+## `make fuzz-smoke` runs every target for FUZZ_SMOKE_TIME seconds (part of `make test`).
+## Release build with debug assertions and overflow checks, no sanitizer (hep-core forbids
+## unsafe code); the build is cached in target/fuzz.
+CARGO_FUZZ_VERSION := 0.13.2
+FUZZ_TARGETS := decode_line stream_split writer_session
+FUZZ_RUN = $(CARGO) +nightly fuzz run -O -a -s none --target-dir $(CURDIR)/target/fuzz
+TARGET ?= decode_line
+RUNS ?= 10000000
+FUZZ_TIME ?= 0
+FUZZ_SMOKE_TIME ?= 15
+
+fuzz-env: toolchain
+	@rustup run nightly rustc --version >/dev/null 2>&1 || { echo "make: fuzzing needs the nightly toolchain (libFuzzer instrumentation); install it with: rustup toolchain install nightly" >&2; exit 1; }
+	@cargo-fuzz --version 2>/dev/null | grep -qx "cargo-fuzz $(CARGO_FUZZ_VERSION)" || $(CARGO) install cargo-fuzz --locked --version $(CARGO_FUZZ_VERSION)
+	@$(PYTHON) fuzz/seeds.py >/dev/null
+
+fuzz: fuzz-env
+	mkdir -p fuzz/corpus/$(TARGET)
+	nice -n 15 $(FUZZ_RUN) $(TARGET) fuzz/corpus/$(TARGET) fuzz/regressions/$(TARGET) -- \
+		-runs=$(RUNS) -max_total_time=$(FUZZ_TIME) -print_final_stats=1
+
+fuzz-smoke: fuzz-env
+	@mkdir -p target/fuzz
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p fuzz/corpus/$$t; \
+		$(FUZZ_RUN) $$t fuzz/corpus/$$t fuzz/regressions/$$t -- -max_total_time=$(FUZZ_SMOKE_TIME) \
+			-print_final_stats=1 >target/fuzz/smoke-$$t.log 2>&1 || { tail -n 60 target/fuzz/smoke-$$t.log; exit 1; }; \
+		echo "fuzz-smoke: $$t: $$(grep -h '^stat::number_of_executed_units' target/fuzz/smoke-$$t.log) in $(FUZZ_SMOKE_TIME)s"; \
+	done
 
 ## Regenerate schema/hep-v1.schema.json from the Rust types.
 schema: toolchain

@@ -1,20 +1,28 @@
 // The `stream/` cases: whole streams fed three ways (and, when the input is UTF-8, as text and
-// without `raw`), each outcome checked against `expect`.
+// without `raw`), each outcome checked against `expect`; `hostile/` stream cases and the
+// chunking tests share the machinery.
 
 import { HepError, Stream } from 'hep';
 import { CaseError, canonical, get, getBytes, getList, sameJson, show, text, wireType } from './conformance-support.mjs';
 
-const EXPECT_KEYS = ['frames', 'violations', 'skipped', 'halted', 'verdict', 'conforms', 'answer', 'usage', 'turns'];
+export const EXPECT_KEYS = ['frames', 'violations', 'skipped', 'halted', 'verdict', 'conforms', 'answer', 'usage', 'turns'];
 
 export function runStream(c) {
+  checkExpect(get(c, 'expect'), observe(c));
+}
+
+/**
+ * Reads a stream case's input, options and exit code, feeds the input whole, one byte at a time,
+ * in 7-byte chunks, without `raw` and (when it is UTF-8) as text: the outcomes must agree. Returns
+ * the outcome.
+ */
+export function observe(c) {
   const data = streamInput(c);
   const options = streamOptions(c);
-  const exitCode = c.exit_code ?? null;
-  if (exitCode !== null && !Number.isInteger(exitCode)) throw new CaseError('`exit_code` must be an integer or null');
+  const exitCode = streamExitCode(c);
   const whole = outcome([data], options, exitCode, true);
-  const chunked = (size) => Array.from({ length: Math.ceil(data.length / size) }, (_, i) => data.subarray(i * size, (i + 1) * size));
-  for (const [how, chunks] of [['one byte at a time', chunked(1)], ['in 7-byte chunks', chunked(7)]]) {
-    sameJson(`fed ${how}, the outcome (vs. fed whole)`, whole, outcome(chunks, options, exitCode, true));
+  for (const [how, size] of [['one byte at a time', 1], ['in 7-byte chunks', 7]]) {
+    sameJson(`fed ${how}, the outcome (vs. fed whole)`, whole, outcome(pieces(data, size), options, exitCode, true));
   }
   const noLines = (o) => ({ ...o, frames: o.frames.map(({ line, ...rest }) => rest) });
   sameJson('fed without `raw`, the outcome (vs. with it)', noLines(whole), outcome([data], options, exitCode, false));
@@ -26,8 +34,11 @@ export function runStream(c) {
     // Not UTF-8: fed as bytes only.
   }
   if (asText !== null) sameJson('fed as text, the outcome (vs. fed as bytes)', whole, outcome([asText], options, exitCode, true));
+  return whole;
+}
 
-  const expect = get(c, 'expect');
+/** Checks every key of `expect` against the outcome `whole`. */
+export function checkExpect(expect, whole) {
   if (expect === null || typeof expect !== 'object' || Array.isArray(expect)) throw new CaseError('`expect` must be an object');
   if (Object.keys(expect).length === 0) throw new CaseError('`expect` checks nothing');
   const failures = [];
@@ -45,8 +56,20 @@ export function runStream(c) {
   if (failures.length > 0) throw new CaseError(failures.join('\n'));
 }
 
+/** `exit_code`: an integer, or null / absent (unknown). */
+export function streamExitCode(c) {
+  const exitCode = c.exit_code ?? null;
+  if (exitCode !== null && !Number.isInteger(exitCode)) throw new CaseError('`exit_code` must be an integer or null');
+  return exitCode;
+}
+
+/** `data` cut into chunks of `size` bytes. */
+export function pieces(data, size) {
+  return Array.from({ length: Math.ceil(data.length / size) }, (_, i) => data.subarray(i * size, (i + 1) * size));
+}
+
 /** `input_lines` (each followed by `\n`), or `input` / `input_base64` as given. */
-function streamInput(c) {
+export function streamInput(c) {
   const hasBytes = Object.hasOwn(c, 'input') || Object.hasOwn(c, 'input_base64');
   if (!Object.hasOwn(c, 'input_lines')) return getBytes(c, 'input');
   if (hasBytes) throw new CaseError('give `input_lines` or `input`/`input_base64`, not both');
@@ -62,7 +85,7 @@ function streamInput(c) {
   );
 }
 
-function streamOptions(c) {
+export function streamOptions(c) {
   const options = { strict: false, maxLineBytes: 16 * 1024 * 1024 };
   const given = c.options;
   if (given === undefined || given === null) return options;
@@ -101,7 +124,7 @@ function entries(path, want, got) {
  * Everything a case can check, as JSON data (the format's snake_case), after feeding `chunks`
  * to a fresh `Stream` and finishing it with `exitCode`.
  */
-function outcome(chunks, options, exitCode, raw) {
+export function outcome(chunks, options, exitCode, raw) {
   const stream = new Stream({ ...options, raw });
   const frames = [];
   const raised = [];

@@ -30,9 +30,10 @@ import {
   text,
 } from './conformance-support.mjs';
 import { runStream } from './conformance-stream.mjs';
+import { runHostile } from './conformance-hostile.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'conformance');
-const GROUPS = ['encode', 'decode', 'reject', 'bounds', 'writer', 'stream'];
+const GROUPS = ['encode', 'decode', 'reject', 'bounds', 'writer', 'stream', 'hostile'];
 const ERROR_KINDS = [
   'syntax',
   'invalid_utf8',
@@ -268,7 +269,15 @@ function apply(w, name, call) {
   }
 }
 
-const RUNNERS = { encode: runEncode, decode: runDecode, reject: runReject, bounds: runBounds, writer: runWriter, stream: runStream };
+const RUNNERS = {
+  encode: runEncode,
+  decode: runDecode,
+  reject: runReject,
+  bounds: runBounds,
+  writer: runWriter,
+  stream: runStream,
+  hostile: runHostile,
+};
 
 // ---- the cases ----
 
@@ -290,7 +299,7 @@ for (const group of GROUPS) {
   });
 }
 
-test('conformance/ holds the README and the six folders, and folders hold only cases and notes', () => {
+test('conformance/ holds the README and the seven folders, and folders hold only cases and notes', () => {
   const problems = [];
   for (const entry of readdirSync(ROOT, { withFileTypes: true })) {
     const known = entry.isDirectory() ? GROUPS.includes(entry.name) : entry.name === 'README.md';
@@ -325,6 +334,34 @@ describe('the conformance runner', () => {
       const c = first(group);
       mutate(c);
       assert.throws(() => RUNNERS[group](c), (e) => e instanceof CaseError && e.message.includes(complaint));
+    });
+  }
+
+  const hostile = [
+    ['turn-id-2-pow-53', (c) => Object.assign(c, { form: 'table' }), 'unknown hostile case `form` `table`'],
+    ['turn-id-2-pow-53', (c) => Object.assign(c, { outcome: 'maybe' }), 'unknown `outcome` `maybe`'],
+    ['turn-id-2-pow-53', (c) => Object.assign(c.allowed[0], { outcome: 'ignore' }), 'unknown allowed `outcome` `ignore`'],
+    ['turn-id-2-pow-53', (c) => Object.assign(c.allowed[1], { note: 'x' }), 'unknown key `note` in an allowed outcome'],
+    ['turn-id-2-pow-53', (c) => Object.assign(c, { chosen: 1 }), 'is allowed[0], not the chosen allowed[1]'],
+    ['turn-id-2-pow-53', (c) => Object.assign(c, { chosen: 5 }), '`chosen` 5 is no index of `allowed`'],
+    ['turn-id-2-pow-53', (c) => Object.assign(c, { allowed: [] }), '`allowed` lists no outcome'],
+    ['turn-id-2-pow-53', (c) => delete c.why, 'needs a non-empty string `why`'],
+    ['turn-id-2-pow-53', (c) => c.allowed.shift(), 'none of the allowed ones'],
+    ['turn-id-fraction', (c) => Object.assign(c, { frame: {} }), 'key `frame` does not belong'],
+    ['turn-id-fraction', (c) => Object.assign(c, { input: 'x' }), 'key `input` does not belong'],
+    ['turn-id-fraction', (c) => delete c.topic, 'missing field `topic`'],
+    ['empty-line', (c) => Object.assign(c, { line: '{}\n{}' }), 'cannot hold `\\n`'],
+    ['empty-line', (c) => Object.assign(c, { line: '{}\r' }), 'cannot end in `\\r`'],
+    ['crlf-line-ends', (c) => delete c.expect.violations, 'must pin `violations`'],
+    ['crlf-line-ends', (c) => Object.assign(c, { outcome: 'reject' }), 'must not conform'],
+    ['crlf-line-ends', (c) => Object.assign(c, { error: { kind: 'syntax' } }), 'key `error` does not belong'],
+    ['bom-before-the-header', (c) => Object.assign(c.allowed[1], { exit_status: 0 }), 'unknown `expect` key `exit_status`'],
+  ];
+  for (const [name, mutate, complaint] of hostile) {
+    test(`refuses a hostile case it cannot check (${name}): ${complaint}`, () => {
+      const c = load(join(ROOT, 'hostile', `${name}.json`));
+      mutate(c);
+      assert.throws(() => runHostile(c), (e) => e instanceof CaseError && e.message.includes(complaint));
     });
   }
 

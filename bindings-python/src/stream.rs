@@ -28,8 +28,10 @@ fn with_bytes<T>(data: &Bound<'_, PyAny>, with: impl FnOnce(&[u8]) -> T) -> PyRe
 #[pyfunction]
 pub(crate) fn parse_line(py: Python<'_>, line: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let (decoded, raw) = with_bytes(line, |bytes| {
-        let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        let bytes = match bytes.strip_suffix(b"\n") {
+            Some(line) => line.strip_suffix(b"\r").unwrap_or(line),
+            None => bytes,
+        };
         (hep_core::decode(bytes), String::from_utf8_lossy(bytes).into_owned())
     })?;
     frame_to_py(py, check(py, decoded)?, Some(raw), None)

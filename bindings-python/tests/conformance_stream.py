@@ -1,4 +1,5 @@
-"""The `stream/` cases: whole streams fed three ways, checked against `expect`."""
+"""The `stream/` cases: whole streams fed three ways, checked against `expect` (and the
+machinery `hostile/` stream cases and the chunking tests share)."""
 
 from __future__ import annotations
 
@@ -19,16 +20,25 @@ NO_LINE = "<the frame carries no line number: the binding exposes none>"
 
 
 def run_stream(case: Dict[str, Any]) -> None:
+    whole = observe(case)
+    check_expect(get(case, "expect"), whole)
+
+
+def observe(case: Dict[str, Any]) -> Dict[str, Any]:
+    """Reads a stream case's input, options and exit code, feeds the input whole, one byte at
+    a time and in 7-byte chunks (the outcomes must agree), and returns the outcome."""
     data = stream_input(case)
     strict, max_line = stream_options(case)
-    exit_code = case.get("exit_code")
-    if exit_code is not None and (isinstance(exit_code, bool) or not isinstance(exit_code, int)):
-        raise CaseError("`exit_code` must be an integer or null")
-    whole = outcome(data, len(data), strict, max_line, exit_code)
-    for how, chunk in (("one byte at a time", 1), ("in 7-byte chunks", 7)):
-        other = outcome(data, chunk, strict, max_line, exit_code)
+    exit_code = stream_exit_code(case)
+    whole = outcome([data], strict, max_line, exit_code)
+    for how, size in (("one byte at a time", 1), ("in 7-byte chunks", 7)):
+        other = outcome(pieces(data, size), strict, max_line, exit_code)
         same_json(f"fed {how}, the outcome (vs. fed whole)", whole, other)
-    expect = get(case, "expect")
+    return whole
+
+
+def check_expect(expect: Any, whole: Dict[str, Any]) -> None:
+    """Checks every key of `expect` against the outcome `whole`."""
     if not isinstance(expect, dict):
         raise CaseError("`expect` must be an object")
     if not expect:
@@ -47,6 +57,18 @@ def run_stream(case: Dict[str, Any]) -> None:
             failures.append(str(e))
     if failures:
         raise CaseError("\n".join(failures))
+
+
+def stream_exit_code(case: Dict[str, Any]) -> Optional[int]:
+    exit_code = case.get("exit_code")
+    if exit_code is not None and (isinstance(exit_code, bool) or not isinstance(exit_code, int)):
+        raise CaseError("`exit_code` must be an integer or null")
+    return exit_code
+
+
+def pieces(data: bytes, size: int) -> List[bytes]:
+    """`data` cut into chunks of `size` bytes."""
+    return [data[i : i + size] for i in range(0, len(data), size)]
 
 
 def stream_input(case: Dict[str, Any]) -> bytes:
@@ -105,15 +127,15 @@ def entries(path: str, want: List[Any], got: List[Any]) -> None:
         raise CaseError(f"`{path}` has {len(got)} entries instead of {len(want)}: {show(got)}")
 
 
-def outcome(data: bytes, chunk: int, strict: bool, max_line: int, exit_code: Optional[int]) -> Dict[str, Any]:
-    """Everything a case can check, as JSON data, after feeding `data` in `chunk`-byte pieces
-    to a fresh `hep.Stream` and finishing it with `exit_code`."""
+def outcome(chunks: List[bytes], strict: bool, max_line: int, exit_code: Optional[int]) -> Dict[str, Any]:
+    """Everything a case can check, as JSON data, after feeding `chunks` to a fresh
+    `hep.Stream` and finishing it with `exit_code`."""
     stream = hep.Stream(strict=strict, max_line_bytes=max_line)
     frames: List[Dict[str, Any]] = []
     raised: List[hep.HepError] = []
-    for start in range(0, len(data), max(chunk, 1)):
+    for chunk in chunks:
         try:
-            got = stream.feed(data[start : start + max(chunk, 1)])
+            got = stream.feed(chunk)
         except hep.HepError as e:
             # A halt (strict mode, or an unsupported version in any mode) is raised with
             # the frames that came before it in that chunk.

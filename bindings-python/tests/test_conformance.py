@@ -18,7 +18,7 @@ import pytest
 import hep
 
 ROOT = Path(__file__).resolve().parents[2] / "conformance"
-GROUPS = ("encode", "decode", "reject", "bounds", "writer", "stream")
+GROUPS = ("encode", "decode", "reject", "bounds", "writer", "stream", "hostile")
 ERROR_KINDS = (
     "syntax",
     "invalid_utf8",
@@ -64,7 +64,7 @@ def test_folder_holds_cases(group: str) -> None:
 
 
 def test_layout_has_no_stray_files() -> None:
-    """conformance/ holds the README and the six folders; a folder holds only cases and notes
+    """conformance/ holds the README and the seven folders; a folder holds only cases and notes
     (a case with a mistyped extension would never run)."""
     problems = []
     for entry in sorted(ROOT.iterdir()):
@@ -106,6 +106,7 @@ def load(path: Path) -> Dict[str, Any]:
 from conformance_support import *  # noqa: F401,F403  (the runner's shared vocabulary)
 from conformance_support import CaseError
 from conformance_stream import run_stream
+from conformance_hostile import run_hostile
 
 # ---- encode/, decode/, reject/ ----
 
@@ -326,6 +327,7 @@ RUNNERS: Dict[str, Callable[[Dict[str, Any]], None]] = {
     "bounds": run_bounds,
     "writer": run_writer,
     "stream": run_stream,
+    "hostile": run_hostile,
 }
 
 
@@ -359,6 +361,37 @@ def test_runner_rejects_what_it_cannot_check(group: str, mutate: Callable[[Dict[
     mutate(case)
     with pytest.raises(CaseError) as info:
         RUNNERS[group](case)
+    assert complaint in str(info.value)
+
+
+HOSTILE_MUTATIONS = [
+    ("turn-id-2-pow-53", lambda c: c.update(form="table"), "unknown hostile case `form` `table`"),
+    ("turn-id-2-pow-53", lambda c: c.update(outcome="maybe"), "unknown `outcome` `maybe`"),
+    ("turn-id-2-pow-53", lambda c: c["allowed"][0].update(outcome="ignore"), "unknown allowed `outcome` `ignore`"),
+    ("turn-id-2-pow-53", lambda c: c["allowed"][1].update(note="x"), "unknown key `note` in an allowed outcome"),
+    ("turn-id-2-pow-53", lambda c: c.update(chosen=1), "is allowed[0], not the chosen allowed[1]"),
+    ("turn-id-2-pow-53", lambda c: c.update(chosen=5), "`chosen` 5 is no index of `allowed`"),
+    ("turn-id-2-pow-53", lambda c: c.update(allowed=[]), "`allowed` lists no outcome"),
+    ("turn-id-2-pow-53", lambda c: c.pop("why"), "needs a non-empty string `why`"),
+    ("turn-id-2-pow-53", lambda c: c["allowed"].pop(0), "none of the allowed ones"),
+    ("turn-id-fraction", lambda c: c.update(frame={}), "key `frame` does not belong"),
+    ("turn-id-fraction", lambda c: c.update(input="x"), "key `input` does not belong"),
+    ("turn-id-fraction", lambda c: c.pop("topic"), "missing field `topic`"),
+    ("empty-line", lambda c: c.update(line="{}\n{}"), "cannot hold `\\n`"),
+    ("empty-line", lambda c: c.update(line="{}\r"), "cannot end in `\\r`"),
+    ("crlf-line-ends", lambda c: c["expect"].pop("violations"), "must pin `violations`"),
+    ("crlf-line-ends", lambda c: c.update(outcome="reject"), "must not conform"),
+    ("crlf-line-ends", lambda c: c.update(error={"kind": "syntax"}), "key `error` does not belong"),
+    ("bom-before-the-header", lambda c: c["allowed"][1].update(exit_status=0), "unknown `expect` key `exit_status`"),
+]
+
+
+@pytest.mark.parametrize(("name", "mutate", "complaint"), HOSTILE_MUTATIONS)
+def test_hostile_runner_rejects_what_it_cannot_check(name: str, mutate: Callable[[Dict[str, Any]], None], complaint: str) -> None:
+    case = load(ROOT / "hostile" / f"{name}.json")
+    mutate(case)
+    with pytest.raises(CaseError) as info:
+        run_hostile(case)
     assert complaint in str(info.value)
 
 

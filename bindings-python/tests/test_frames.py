@@ -30,6 +30,8 @@ def test_raw_is_the_line_verbatim_with_unknown_fields_and_without_line_ending() 
     line = '{"type":"agent_start", "turn_id":1,"new_field":{"a":[1,2]}}'
     assert hep.parse_line(line + "\n").raw == line
     assert hep.parse_line((line + "\r\n").encode()).raw == line
+    # Only `\n` or `\r\n` ends a line: a lone `\r` is the line's own (JSON whitespace here).
+    assert hep.parse_line(line + "\r").raw == line + "\r"
     stream = hep.Stream()
     header = SAMPLES[hep.HepHeader]
     frames = stream.feed(f"{header}\r\n{line}\n")

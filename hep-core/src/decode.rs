@@ -4,7 +4,7 @@
 //! read as U+FFFD), tolerates unknown fields and unknown frame types, and rejects
 //! non-object lines, wrong types, missing or duplicated fields and out-of-range integers.
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, clip};
 use crate::frame::*;
 use crate::json::{self, Member, Val};
 use crate::shaped::decode_shaped;
@@ -223,7 +223,11 @@ impl<'a> Fields<'a> {
             _ => Err(self.err(
                 pos,
                 ErrorKind::OutOfRange,
-                format!("field `{name}` of `{}` must be an integer from 0 to {MAX_INT}, found {text}", self.frame),
+                format!(
+                    "field `{name}` of `{}` must be an integer from 0 to {MAX_INT}, found {}",
+                    self.frame,
+                    clip(text)
+                ),
             )),
         }
     }
@@ -277,7 +281,7 @@ impl<'a> Fields<'a> {
             _ => Err(self.err(
                 pos,
                 ErrorKind::OutOfRange,
-                format!("field `{name}` of `{}` does not fit a 64-bit float: {text}", self.frame),
+                format!("field `{name}` of `{}` does not fit a 64-bit float: {}", self.frame, clip(text)),
             )),
         }
     }
@@ -313,5 +317,27 @@ impl<'a> Fields<'a> {
             });
         }
         Ok(results)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_number_makes_a_short_message() {
+        for field in ["\"turn_id\":", "\"turn_id\":-", "\"turn_id\":1,\"x\":0,\"turn_id\":"] {
+            let line = format!("{{\"type\":\"agent_start\",{field}{}}}", "9".repeat(1 << 20));
+            let err = decode(line.as_bytes()).err();
+            let message = err.as_ref().map(Error::message).unwrap_or_default();
+            assert!(message.len() < 200, "{} bytes: {err:?}", message.len());
+        }
+        let cost = format!(
+            r#"{{"type":"turn_done","turn_id":1,"message":"","tool_results":[],"usage":{{"input":1,"output":1,"cost":1{}}},"stop_reason":"stop"}}"#,
+            "0".repeat(1 << 20)
+        );
+        let err = decode(cost.as_bytes()).err();
+        assert_eq!(err.as_ref().map(Error::kind), Some(ErrorKind::OutOfRange));
+        assert!(err.as_ref().map_or(0, |e| e.message().len()) < 200, "{err:?}");
     }
 }

@@ -169,6 +169,22 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// Most characters of input text quoted in a message.
+const MAX_QUOTED: usize = 64;
+
+/// `text` as a message quotes it: whole when short, else its first [`MAX_QUOTED`]
+/// characters and how many bytes were left out (so that a hostile line of megabytes makes a
+/// message of a few dozen bytes, never one as long as itself).
+pub(crate) fn clip(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_QUOTED) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((end, _)) => {
+            let kept = text.get(..end).unwrap_or_default();
+            std::borrow::Cow::Owned(format!("{kept}…(+{} bytes)", text.len() - end))
+        }
+    }
+}
+
 /// As `{"kind", "line", "column", "message", "excerpt"}`.
 impl Serialize for Error {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -185,5 +201,20 @@ impl Serialize for Error {
 impl From<std::io::Error> for Error {
     fn from(err: std::io::Error) -> Self {
         Self::new(ErrorKind::Io, err.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_keeps_short_text_and_cuts_long_text_on_a_character() {
+        assert_eq!(clip("v2"), "v2");
+        let exact = "é".repeat(MAX_QUOTED);
+        assert_eq!(clip(&exact), exact.as_str());
+        let long = "é".repeat(MAX_QUOTED + 10);
+        assert_eq!(clip(&long), format!("{}…(+20 bytes)", "é".repeat(MAX_QUOTED)));
+        assert!(clip(&"9".repeat(1 << 20)).len() < 100);
     }
 }

@@ -106,6 +106,17 @@ impl<'a> Parser<'a> {
         found
     }
 
+    /// Advances over each of `parts` in turn if the input continues with all of them;
+    /// otherwise stays where it was.
+    pub(crate) fn eat_all(&mut self, parts: &[&[u8]]) -> bool {
+        let start = self.pos;
+        let found = parts.iter().all(|part| self.eat(part));
+        if !found {
+            self.pos = start;
+        }
+        found
+    }
+
     fn bytes(&self) -> &'a [u8] {
         self.src.as_bytes()
     }

@@ -103,6 +103,9 @@ impl LineSplitter {
         let pending = self.partial.len() as u64;
         let skipped = match self.overflow.take() {
             Some((dropped, _)) => Some(self.too_long(dropped)),
+            // Held whole, a partial line may be one byte over (room for a `\r` of a `\r\n`);
+            // with no `\n` coming, that byte is content and the line is too long.
+            None if pending > self.max_line as u64 => Some(self.too_long(pending)),
             None if pending > 0 => Some(self.truncated(pending)),
             None => None,
         };
@@ -189,5 +192,13 @@ mod tests {
     fn reports_truncated_tail() {
         assert_eq!(split(&[b"a\nbc"], 100), ["1:a", "2:truncated"]);
         assert_eq!(split(&[b"a\n123456789"], 5), ["1:a", "2:line_too_long"]);
+    }
+
+    #[test]
+    fn a_last_line_one_byte_over_is_too_long_not_truncated() {
+        assert_eq!(split(&[b"a\n123456"], 5), ["1:a", "2:line_too_long"]);
+        assert_eq!(split(&[b"a\n12345\r"], 5), ["1:a", "2:line_too_long"]);
+        assert_eq!(split(&[b"a\n", b"123", b"456"], 5), ["1:a", "2:line_too_long"]);
+        assert_eq!(split(&[b"a\n12345"], 5), ["1:a", "2:truncated"]);
     }
 }

@@ -30,7 +30,9 @@ pub(crate) fn decode_shaped(line: &str) -> Option<Frame> {
     if !p.eat(b"{\"type\":\"") {
         return None;
     }
-    let frame_type = BY_FREQUENCY.iter().find(|name| p.eat(name.as_bytes()) && p.eat(b"\""))?;
+    // The name and its closing quote together: a type that merely starts with a known name
+    // (`message_deltaturn_done`) must not leave the cursor past it for the next candidate.
+    let frame_type = BY_FREQUENCY.iter().find(|name| p.eat_all(&[name.as_bytes(), b"\""]))?;
     let frame = match *frame_type {
         "hep_header" => Frame::HepHeader(HepHeader {
             hep: text_field(&mut p, b",\"hep\":")?,
@@ -192,6 +194,17 @@ mod tests {
             assert!(decode_shaped(line).is_some(), "{line}");
             agrees(line);
         }
+    }
+
+    #[test]
+    fn a_type_extending_a_known_name_is_not_read_as_the_next_candidate() {
+        // Found by the decode_line fuzz target: after trying `message_delta` the cursor stayed
+        // past it, and `turn_done` matched what followed, so an unknown frame read as turn_done.
+        let line = r#"{"type":"message_deltaturn_done","turn_id":1,"message":"","tool_results":[],"usage":{"input":0,"output":0,"cost":1.25},"stop_reason":"stop"}"#;
+        assert_eq!(decode_shaped(line), None);
+        agrees(line);
+        let frame = crate::decode(line.as_bytes()).unwrap();
+        assert_eq!(frame.frame_type(), "message_deltaturn_done");
     }
 
     #[test]

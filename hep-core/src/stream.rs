@@ -68,6 +68,9 @@ pub struct Stream {
     skipped: Vec<Error>,
     skipped_count: u64,
     breaches: u64,
+    /// Incompleteness findings: error violations that mean the stream stopped early, plus a
+    /// truncated last line (counted in full, whatever `max_reports` keeps).
+    cut_short: u64,
     error_violations: u64,
     lines_read: u64,
     scratch: Vec<Violation>,
@@ -94,6 +97,7 @@ impl Stream {
             skipped: Vec::new(),
             skipped_count: 0,
             breaches: 0,
+            cut_short: 0,
             error_violations: 0,
             lines_read: 0,
             scratch: Vec::new(),
@@ -167,6 +171,7 @@ impl Stream {
             violations: &self.violations,
             skipped: &self.skipped,
             breaches: self.breaches,
+            cut_short: self.cut_short,
             exit_code,
         };
         let (verdict, reasons) = decide(&self.run, &findings);
@@ -227,7 +232,9 @@ impl Stream {
     fn skip(&mut self, err: Error, out: &mut impl FnMut(Event)) {
         self.validator.skipped_line(err.line());
         self.skipped_count += 1;
-        if err.kind() != ErrorKind::Truncated {
+        if err.kind() == ErrorKind::Truncated {
+            self.cut_short += 1;
+        } else {
             self.breaches += 1;
         }
         if self.skipped.len() < self.options.limits.max_reports {
@@ -248,12 +255,62 @@ impl Stream {
         self.violation_count += 1;
         if v.severity == Severity::Error {
             self.error_violations += 1;
-            if !v.code.is_incompleteness() {
+            if v.code.is_incompleteness() {
+                self.cut_short += 1;
+            } else {
                 self.breaches += 1;
             }
         }
         if self.violations.len() < self.options.limits.max_reports {
             self.violations.push(v);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::Verdict;
+
+    const DONE: &str = concat!(
+        r#"{"type":"hep_header","hep":"v1","fah":"1","session":"s"}"#,
+        "\n",
+        r#"{"type":"agent_start","turn_id":1}"#,
+        "\n",
+        r#"{"type":"turn_done","turn_id":1,"message":"ok","tool_results":[],"usage":{"input":1,"output":1,"cost":0.5},"stop_reason":"stop"}"#,
+        "\n",
+    );
+
+    fn result(options: StreamOptions, input: &str) -> RunResult {
+        let mut stream = Stream::new(options);
+        stream.feed(input.as_bytes());
+        stream.finish(Some(0))
+    }
+
+    #[test]
+    fn the_report_cap_does_not_change_the_verdict() {
+        // Found by the stream_split fuzz target: with `max_reports` 0 the unclosed compaction
+        // was not kept, and the verdict, read off the kept list, was `ok`.
+        let input = format!("{DONE}{}\n", r#"{"type":"compaction_start","turn_id":2}"#);
+        let capped =
+            StreamOptions { limits: Limits { max_reports: 0, ..Limits::default() }, ..StreamOptions::default() };
+        let r = result(capped, &input);
+        assert_eq!((r.verdict, r.violations.len(), r.violation_count), (Verdict::Incomplete, 0, 1));
+        assert!(!r.reasons.is_empty());
+        assert_eq!(result(StreamOptions::default(), &input).verdict, Verdict::Incomplete);
+
+        // With the default cap: 1000 warnings fill the list, then the stream stops mid-turn.
+        let warning = r#"{"type":"message_start","turn_id":2,"role":"user"}"#;
+        let input = format!("{DONE}{}", format!("{warning}\n").repeat(1000));
+        let r = result(StreamOptions::default(), &input);
+        assert_eq!((r.violations.len(), r.violation_count), (1000, 1001));
+        assert_eq!(r.verdict, Verdict::Incomplete, "{:?}", r.reasons);
+
+        // A truncated last line, and a breach, past a cap of 0.
+        let r = result(capped, &format!("{DONE}{{\"type\""));
+        assert_eq!((r.verdict, r.skipped.len(), r.skipped_count), (Verdict::Incomplete, 0, 1));
+        let r = result(capped, &format!("{DONE}not json\n"));
+        assert_eq!(r.verdict, Verdict::ProtocolError);
+        assert!(!r.reasons.is_empty());
     }
 }

@@ -4,6 +4,7 @@
 //! only the end of the stream and the exit code can tell. Each breach is a [`Violation`]
 //! with a stable snake_case [`ViolationCode`].
 
+use crate::error::clip;
 use crate::frame::{Frame, Terminal};
 use crate::supervise::{EXIT_CANCELLED, EXIT_FAILED, EXIT_OK};
 use crate::violation::{Violation, ViolationCode};
@@ -73,7 +74,7 @@ impl Validator {
                         ViolationCode::UnsupportedVersion,
                         format!(
                             "the stream speaks HEP {:?}; this library speaks {} and refuses it",
-                            h.hep,
+                            clip(&h.hep),
                             crate::PROTOCOL_VERSION
                         ),
                     );
@@ -84,7 +85,7 @@ impl Validator {
         if self.frames == 1 {
             v.push(
                 ViolationCode::MissingHeader,
-                format!("the first frame is `{}`, not hep_header", frame.frame_type()),
+                format!("the first frame is `{}`, not hep_header", clip(frame.frame_type())),
             );
         }
         let (Some(id), false) = (frame.turn_id(), matches!(frame, Frame::Unknown(_))) else {
@@ -194,7 +195,10 @@ impl Validator {
                 }
             }
             Frame::MessageStart(m) if m.role != "assistant" => {
-                v.push(ViolationCode::UnexpectedRole, format!("message_start role is {:?}, not \"assistant\"", m.role));
+                v.push(
+                    ViolationCode::UnexpectedRole,
+                    format!("message_start role is {:?}, not \"assistant\"", clip(&m.role)),
+                );
             }
             Frame::ToolStart(t) if self.calls.len() < MAX_TRACKED_CALLS => {
                 self.calls.insert(t.id.clone());
@@ -203,7 +207,7 @@ impl Validator {
                 if t.update.is_empty() {
                     v.push(
                         ViolationCode::EmptyToolDelta,
-                        format!("tool_delta for call {:?} has an empty update", t.id),
+                        format!("tool_delta for call {:?} has an empty update", clip(&t.id)),
                     );
                 }
                 self.check_call(&t.id, "tool_delta", v);
@@ -212,7 +216,7 @@ impl Validator {
                 if t.action_kind().is_none() {
                     v.push(
                         ViolationCode::UnknownLivenessAction,
-                        format!("tool_liveness action {:?} is not a v1 action", t.action),
+                        format!("tool_liveness action {:?} is not a v1 action", clip(&t.action)),
                     );
                 }
                 self.check_call(&t.id, "tool_liveness", v);
@@ -244,7 +248,7 @@ impl Validator {
         if self.calls.len() < MAX_TRACKED_CALLS && !self.calls.contains(id) {
             v.push(
                 ViolationCode::UnknownToolCall,
-                format!("{frame_type} for call {id:?}, which has no tool_start in this turn"),
+                format!("{frame_type} for call {:?}, which has no tool_start in this turn", clip(id)),
             );
         }
     }
@@ -306,5 +310,41 @@ struct Sink<'a> {
 impl Sink<'_> {
     fn push(&mut self, code: ViolationCode, message: String) {
         self.out.push(Violation { code, severity: code.severity(), line: self.line, turn_id: self.turn_id, message });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::{HepHeader, MessageStart, ToolDelta, UnknownFrame};
+
+    #[test]
+    fn hostile_text_makes_short_messages() {
+        let huge = "x".repeat(1 << 20);
+        let header = Frame::HepHeader(HepHeader { hep: huge.clone(), fah: String::new(), session: String::new() });
+        let unknown = Frame::Unknown(UnknownFrame { frame_type: huge.clone(), turn_id: None, raw: String::new() });
+        let streams = [
+            vec![header],
+            vec![
+                unknown,
+                Frame::MessageStart(MessageStart { turn_id: 1, role: huge.clone() }),
+                Frame::ToolDelta(ToolDelta { turn_id: 1, id: huge.clone(), update: String::new() }),
+            ],
+        ];
+        let mut out = Vec::new();
+        for frames in &streams {
+            let mut v = Validator::new();
+            for (line, frame) in (1..).zip(frames) {
+                v.check(line, frame, &mut out);
+            }
+        }
+        let codes: Vec<&str> = out.iter().map(|v| v.code.as_str()).collect();
+        assert_eq!(
+            codes,
+            ["unsupported_version", "missing_header", "unexpected_role", "empty_tool_delta", "unknown_tool_call"]
+        );
+        for found in &out {
+            assert!(found.message.len() < 200, "{}: {} bytes", found.code, found.message.len());
+        }
     }
 }

@@ -73,6 +73,10 @@ pub(crate) struct Findings<'a> {
     pub(crate) skipped: &'a [Error],
     /// Error violations other than incompleteness, plus skipped lines other than a truncated tail.
     pub(crate) breaches: u64,
+    /// Incompleteness violations plus a truncated last line. Like `breaches`, counted in
+    /// full: the lists above keep only the first `max_reports`, and the verdict must not
+    /// depend on that cap.
+    pub(crate) cut_short: u64,
     pub(crate) exit_code: Option<i32>,
 }
 
@@ -86,6 +90,9 @@ pub(crate) fn decide(run: &Run, f: &Findings<'_>) -> (Verdict, Vec<String>) {
     reasons.extend(f.violations.iter().filter(broken).map(ToString::to_string));
     reasons.extend(f.skipped.iter().filter(|e| e.kind() != ErrorKind::Truncated).map(|e| format!("skipped {e}")));
     if f.halted.is_some() || f.breaches > 0 {
+        if reasons.is_empty() {
+            reasons.push(format!("{} protocol breaches (past the report limit, not kept)", f.breaches));
+        }
         return (Verdict::ProtocolError, capped(reasons));
     }
     let cut = |v: &&Violation| v.code.is_incompleteness();
@@ -96,6 +103,9 @@ pub(crate) fn decide(run: &Run, f: &Findings<'_>) -> (Verdict, Vec<String>) {
             129..=192 => format!("exit code {code}: killed by signal {}", code - 128),
             _ => format!("exit code {code}: the harness crashed or was killed"),
         });
+    }
+    if reasons.is_empty() && f.cut_short > 0 {
+        reasons.push(format!("the stream stopped early: {} findings (past the report limit, not kept)", f.cut_short));
     }
     if !reasons.is_empty() {
         return (Verdict::Incomplete, capped(reasons));

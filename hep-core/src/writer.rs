@@ -26,7 +26,9 @@ pub struct ToolOutcome<'a> {
 /// The turn-id state machine of the reference emitter, producing one line per frame.
 ///
 /// Every method returns `Ok(Some(line))` (without `\n`) when it emits, `Ok(None)` when the
-/// spec says the call emits nothing.
+/// spec says the call emits nothing. A call that fails (`unencodable`: an integer above
+/// [`MAX_INT`], a non-finite cost) emits nothing and leaves the emitter as it was, so the
+/// same call can be made again with valid values.
 #[derive(Debug, Clone)]
 pub struct Emitter {
     next_id: u64,
@@ -68,6 +70,14 @@ impl Emitter {
         encode(&frame).map(Some)
     }
 
+    /// Emits the frame `frame(turn_id)` for the open turn's id (or the next one); the turn
+    /// is opened only once the frame is encoded, so a failure changes nothing.
+    fn emit_in_turn(&mut self, frame: impl FnOnce(u64) -> Frame) -> Result<Option<String>> {
+        let line = Self::emit(frame(self.open_id.unwrap_or(self.next_id)))?;
+        self.open();
+        Ok(line)
+    }
+
     /// `hep_header`, written once; later calls emit nothing.
     pub fn header(&mut self, fah: &str, session: &str) -> Result<Option<String>> {
         if self.header_written {
@@ -83,9 +93,9 @@ impl Emitter {
         if self.agent_started {
             return Ok(None);
         }
+        let line = self.emit_in_turn(|turn_id| Frame::AgentStart(AgentStart { turn_id }))?;
         self.agent_started = true;
-        let turn_id = self.open();
-        Self::emit(Frame::AgentStart(AgentStart { turn_id }))
+        Ok(line)
     }
 
     /// Opens a turn if none is open; emits nothing.
@@ -95,33 +105,35 @@ impl Emitter {
 
     /// `message_start`, emitted only for `role == "assistant"`.
     pub fn message_start(&mut self, role: &str) -> Result<Option<String>> {
-        let turn_id = self.open();
         if role != "assistant" {
+            self.open();
             return Ok(None);
         }
-        Self::emit(Frame::MessageStart(MessageStart { turn_id, role: role.to_owned() }))
+        self.emit_in_turn(|turn_id| Frame::MessageStart(MessageStart { turn_id, role: role.to_owned() }))
     }
 
     /// `message_delta` with a chunk of assistant text.
     pub fn message_delta(&mut self, delta: &str) -> Result<Option<String>> {
-        let turn_id = self.open();
-        Self::emit(Frame::MessageDelta(MessageDelta { turn_id, delta: delta.to_owned() }))
+        self.emit_in_turn(|turn_id| Frame::MessageDelta(MessageDelta { turn_id, delta: delta.to_owned() }))
     }
 
     /// `tool_start`, rendering `args` in the emitter's [`ArgsMode`].
     pub fn tool_start(&mut self, id: &str, name: &str, args: &Map<String, Value>) -> Result<Option<String>> {
-        let turn_id = self.open();
         let args_summary = bounds::render_args(args, self.args_mode);
-        Self::emit(Frame::ToolStart(ToolStart { turn_id, id: id.to_owned(), name: name.to_owned(), args_summary }))
+        self.emit_in_turn(|turn_id| {
+            Frame::ToolStart(ToolStart { turn_id, id: id.to_owned(), name: name.to_owned(), args_summary })
+        })
     }
 
     /// `tool_delta`; an empty `update` emits nothing.
     pub fn tool_delta(&mut self, id: &str, update: &str) -> Result<Option<String>> {
-        let turn_id = self.open();
         if update.is_empty() {
+            self.open();
             return Ok(None);
         }
-        Self::emit(Frame::ToolDelta(ToolDelta { turn_id, id: id.to_owned(), update: update.to_owned() }))
+        self.emit_in_turn(|turn_id| {
+            Frame::ToolDelta(ToolDelta { turn_id, id: id.to_owned(), update: update.to_owned() })
+        })
     }
 
     /// `tool_liveness`; an empty `detail` is omitted.
@@ -134,22 +146,24 @@ impl Emitter {
         output_bytes: Option<u64>,
         detail: Option<&str>,
     ) -> Result<Option<String>> {
-        let turn_id = self.open();
-        Self::emit(Frame::ToolLiveness(ToolLiveness {
-            turn_id,
-            id: id.to_owned(),
-            name: name.to_owned(),
-            action: action.as_str().to_owned(),
-            elapsed_ms,
-            output_bytes,
-            detail: detail.filter(|d| !d.is_empty()).map(str::to_owned),
-        }))
+        self.emit_in_turn(|turn_id| {
+            Frame::ToolLiveness(ToolLiveness {
+                turn_id,
+                id: id.to_owned(),
+                name: name.to_owned(),
+                action: action.as_str().to_owned(),
+                elapsed_ms,
+                output_bytes,
+                detail: detail.filter(|d| !d.is_empty()).map(str::to_owned),
+            })
+        })
     }
 
+    /// Emits a terminal frame for the open turn (or the next one), then closes it.
     fn terminal(&mut self, frame: impl FnOnce(u64) -> Frame) -> Result<Option<String>> {
-        let turn_id = self.open();
+        let line = self.emit_in_turn(frame)?;
         self.open_id = None;
-        Self::emit(frame(turn_id))
+        Ok(line)
     }
 
     /// `turn_done` for the open turn (tool result texts capped), then closes it.
@@ -187,8 +201,7 @@ impl Emitter {
 
     /// `compaction_start`: uses the open turn's id, or opens the next one.
     pub fn compaction_start(&mut self) -> Result<Option<String>> {
-        let turn_id = self.open();
-        Self::emit(Frame::CompactionStart(TurnRef { turn_id }))
+        self.emit_in_turn(|turn_id| Frame::CompactionStart(TurnRef { turn_id }))
     }
 
     /// `compaction_end`: reuses the open id (or the last allocated one) and leaves the turn open.
@@ -280,5 +293,37 @@ impl<W: Write> Writer<W> {
         compaction_start();
         /// See [`Emitter::compaction_end`].
         compaction_end(tokens_freed: u64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    #[test]
+    fn a_failed_call_leaves_the_emitter_as_it_was() {
+        // Found by the writer_session fuzz target: a turn_done refused for its usage still
+        // closed the turn, so the retry went to the next turn id and the stream showed a
+        // turn without a terminal frame.
+        let mut e = Emitter::default();
+        e.header("1", "s").unwrap();
+        e.agent_start().unwrap();
+        let usage = Usage { input: MAX_INT + 1, output: 0, cost: 0.0 };
+        let err = e.turn_done("", &[], usage, "stop").unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Unencodable);
+        assert_eq!(e.current_turn_id(), 1);
+        let nan = Usage { cost: f64::NAN, ..Usage::default() };
+        assert!(e.turn_done("", &[], nan, "stop").is_err());
+        let line = e.turn_done("", &[], Usage::default(), "stop").unwrap().unwrap();
+        assert!(line.contains(r#""turn_id":1,"#), "{line}");
+
+        // Nor does a refused call open a turn.
+        let mut e = Emitter::default();
+        let late = e.liveness("c1", "bash", LivenessAction::Heartbeat, MAX_INT + 1, None, None);
+        assert_eq!(late.unwrap_err().kind(), ErrorKind::Unencodable);
+        assert_eq!(e.current_turn_id(), 0);
+        assert!(e.compaction_end(MAX_INT + 1).is_err());
+        assert_eq!(e.compaction_end(5).unwrap().unwrap(), r#"{"type":"compaction_end","turn_id":0,"tokens_freed":5}"#);
     }
 }

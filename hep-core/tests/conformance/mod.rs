@@ -2,8 +2,9 @@
 //! *bytes* notations, canonical frames, and JSON / line comparison with readable diffs.
 
 mod bounds;
+mod hostile;
 mod lines;
-mod stream;
+pub(crate) mod stream;
 mod writer;
 
 use base64::Engine as _;
@@ -17,17 +18,18 @@ pub(crate) type Res<T = ()> = Result<T, String>;
 /// Checks one case.
 type Runner = fn(&Value) -> Res;
 
-/// The six folders of `conformance/`, each with the runner of its cases.
-const GROUPS: [(&str, Runner); 6] = [
+/// The seven folders of `conformance/`, each with the runner of its cases.
+const GROUPS: [(&str, Runner); 7] = [
     ("encode", lines::encode),
     ("decode", lines::decode),
     ("reject", lines::reject),
     ("bounds", bounds::run),
     ("writer", writer::run),
     ("stream", stream::run),
+    ("hostile", hostile::run),
 ];
 
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../conformance")
 }
 
@@ -55,7 +57,18 @@ pub(crate) fn run_group(group: &str) {
     );
 }
 
-/// `conformance/` holds the README and the six folders, nothing else.
+/// Runs the case `conformance/<group>/<name>.json` after `mutate` has changed it (to check
+/// that a runner refuses what it cannot check).
+pub(crate) fn run_mutated(group: &str, name: &str, mutate: impl FnOnce(&mut Value)) -> Res {
+    let Some(run) = GROUPS.iter().find(|(g, _)| *g == group).map(|(_, run)| *run) else {
+        return Err(format!("no runner for group `{group}`"));
+    };
+    let mut case = load(&root().join(group).join(format!("{name}.json")))?;
+    mutate(&mut case);
+    run(&case)
+}
+
+/// `conformance/` holds the README and the seven folders, nothing else.
 pub(crate) fn check_layout() {
     let mut problems = Vec::new();
     match std::fs::read_dir(root()) {
@@ -81,7 +94,7 @@ pub(crate) fn check_layout() {
 
 /// Every `*.json` file under `dir`, sorted, and a problem for each file that is neither
 /// a case nor a `*.md` note (a case with a mistyped extension would never run).
-fn case_files(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
+pub(crate) fn case_files(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
     let (mut found, mut problems) = (Vec::new(), Vec::new());
     let mut pending = vec![dir.to_path_buf()];
     while let Some(dir) = pending.pop() {
@@ -110,7 +123,7 @@ fn relative(path: &Path) -> String {
 }
 
 /// Reads one case: a JSON object with a non-empty `description`.
-fn load(path: &Path) -> Res<Value> {
+pub(crate) fn load(path: &Path) -> Res<Value> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
     let case: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
     match case.get("description") {

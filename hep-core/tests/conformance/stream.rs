@@ -1,5 +1,6 @@
 //! `stream/`: a whole stream fed three ways (whole, byte by byte, 7-byte chunks) to fresh
-//! streams; the outcomes must agree, then every key of `expect` is checked.
+//! streams; the outcomes must agree, then every key of `expect` is checked. `hostile/`
+//! stream cases use the same machinery.
 
 use super::{Res, canonical, get, get_array, get_bytes, same_json, text};
 use hep_core::run::{ToolCall, Turn};
@@ -7,24 +8,33 @@ use hep_core::{Event, Stream, StreamOptions, Terminal, Usage};
 use serde_json::{Map, Value, json};
 
 /// The keys `expect` may hold; list-valued ones are matched entry by entry.
-const EXPECT_KEYS: [&str; 9] =
+pub(crate) const EXPECT_KEYS: [&str; 9] =
     ["frames", "violations", "skipped", "halted", "verdict", "conforms", "answer", "usage", "turns"];
 
 pub(crate) fn run(case: &Value) -> Res {
+    let whole = observe(case)?;
+    let expect = get(case, "expect")?;
+    check_expect(expect, &whole)
+}
+
+/// Reads a stream case's input, options and exit code, feeds the input whole, one byte at a
+/// time and in 7-byte chunks (the outcomes must agree), and returns the outcome.
+pub(crate) fn observe(case: &Value) -> Res<Value> {
     let input = input(case)?;
     let options = options(case)?;
-    let exit_code = match case.get("exit_code") {
-        None | Some(Value::Null) => None,
-        Some(v) => {
-            Some(v.as_i64().and_then(|c| i32::try_from(c).ok()).ok_or("`exit_code` must be an integer or null")?)
-        }
-    };
-    let whole = outcome(&input, input.len(), options, exit_code);
-    for (how, chunk) in [("one byte at a time", 1), ("in 7-byte chunks", 7)] {
-        let other = outcome(&input, chunk, options, exit_code);
+    let exit_code = exit_code(case)?;
+    let whole = outcome(&[&input], options, exit_code);
+    for (how, size) in [("one byte at a time", 1), ("in 7-byte chunks", 7)] {
+        let chunks: Vec<&[u8]> = input.chunks(size).collect();
+        let other = outcome(&chunks, options, exit_code);
         same_json(&format!("fed {how}, the outcome (vs. fed whole)"), &whole, &other)?;
     }
-    let expect = get(case, "expect")?.as_object().ok_or("`expect` must be an object")?;
+    Ok(whole)
+}
+
+/// Checks every key of `expect` against the outcome `whole`.
+pub(crate) fn check_expect(expect: &Value, whole: &Value) -> Res {
+    let expect = expect.as_object().ok_or("`expect` must be an object")?;
     if expect.is_empty() {
         return Err("`expect` checks nothing".into());
     }
@@ -41,8 +51,18 @@ pub(crate) fn run(case: &Value) -> Res {
     if failures.is_empty() { Ok(()) } else { Err(failures.join("\n")) }
 }
 
+/// `exit_code`: an integer, or `null` / absent (unknown).
+pub(crate) fn exit_code(case: &Value) -> Res<Option<i32>> {
+    match case.get("exit_code") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => {
+            Ok(Some(v.as_i64().and_then(|c| i32::try_from(c).ok()).ok_or("`exit_code` must be an integer or null")?))
+        }
+    }
+}
+
 /// `input_lines` (each followed by `\n`), or `input` / `input_base64` as given.
-fn input(case: &Value) -> Res<Vec<u8>> {
+pub(crate) fn input(case: &Value) -> Res<Vec<u8>> {
     let has_bytes = case.get("input").is_some() || case.get("input_base64").is_some();
     match (case.get("input_lines"), has_bytes) {
         (Some(_), true) => Err("give `input_lines` or `input`/`input_base64`, not both".into()),
@@ -58,7 +78,7 @@ fn input(case: &Value) -> Res<Vec<u8>> {
     }
 }
 
-fn options(case: &Value) -> Res<StreamOptions> {
+pub(crate) fn options(case: &Value) -> Res<StreamOptions> {
     let mut options = StreamOptions::default();
     let Some(given) = case.get("options") else { return Ok(options) };
     for (key, v) in given.as_object().ok_or("`options` must be an object")? {
@@ -94,11 +114,11 @@ fn entries(path: &str, want: &[Value], got: &[Value]) -> Res {
     Ok(())
 }
 
-/// Everything a case can check, as JSON, after feeding `input` in `chunk`-byte pieces.
-fn outcome(input: &[u8], chunk: usize, options: StreamOptions, exit_code: Option<i32>) -> Value {
+/// Everything a case can check, as JSON, after feeding `chunks` to a fresh stream.
+pub(crate) fn outcome(chunks: &[&[u8]], options: StreamOptions, exit_code: Option<i32>) -> Value {
     let mut stream = Stream::new(options);
     let mut frames = Vec::new();
-    for piece in input.chunks(chunk.max(1)) {
+    for piece in chunks {
         for event in stream.feed(piece) {
             if let Event::Frame(r) = event {
                 let frame = canonical(&r.frame).unwrap_or_else(|e| Value::from(format!("<no canonical form: {e}>")));
