@@ -5,14 +5,14 @@ PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 
-.PHONY: demo test test-rust fuzz fuzz-smoke fuzz-env test-python python-env test-node node-env lint bench bench-rust bench-python schema toolchain
+.PHONY: demo test test-rust fuzz fuzz-smoke fuzz-env test-python python-env test-node node-env test-swift bench-swift lint bench bench-rust bench-python schema toolchain
 
 ## Run the main job: `hep watch` supervises the built-in simulator and mirrors it live.
 demo: toolchain
 	$(CARGO) run --quiet -p hep-cli -- watch
 
 ## Run every test suite of every language that exists.
-test: test-rust test-python test-node
+test: test-rust test-python test-node test-swift
 
 ## Rust: lints, formatting, docs, unit + integration + conformance + property + doc tests.
 test-rust: toolchain lint
@@ -26,7 +26,7 @@ lint: toolchain
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet -p hep-core --no-deps
 
 ## Benchmarks (not part of `make test`): each language against what its users would otherwise pick.
-bench: bench-rust bench-python bench-node
+bench: bench-rust bench-python bench-node bench-swift
 
 bench-rust: toolchain
 	$(CARGO) run --release --quiet -p hep-bench
@@ -77,6 +77,16 @@ test-node: node-env
 	$(CARGO) run --quiet -p hep-cli -- check -- node examples/node/emit.mjs
 	node examples/node/supervise.mjs
 	node examples/node/check_docs.mjs
+
+## Swift: bindings-swift/test.sh does it all: Swift provisioned when there is none (a Debian
+## trixie root, cached), the Rust library, the generated sources (uniffi-bindgen cached),
+## swift build + swift test, examples/swift built and run, docs/swift.md snippets checked.
+test-swift: toolchain
+	CARGO=$(CARGO) bindings-swift/test.sh
+
+## Swift: bench/swift/run.sh (release builds; the corpus dumped by hep-bench).
+bench-swift: toolchain
+	CARGO=$(CARGO) bench/swift/run.sh
 
 ## Fuzzing hep-core (docs/reliability.md): cargo-fuzz + libFuzzer on the nightly toolchain.
 ## `make fuzz TARGET=stream_split RUNS=10000000` (or FUZZ_TIME=<seconds>) runs one target,

@@ -1,0 +1,109 @@
+import Foundation
+
+/// A supervised HEP v1 harness: a child process whose stdout is read live as a HEP stream.
+///
+/// ```swift
+/// let process = try HepProcess(executableURL: hep, arguments: ["simulate"])
+/// for try await frame in process.frames {
+///     print(frame.type)
+/// }
+/// let result = await process.result
+/// ```
+///
+/// The child is started with `posix_spawn`, in a process group of its own (the group id is
+/// `pid`, set before the child runs), with stdin `/dev/null`, an empty signal mask and
+/// default signal dispositions. Not with `Foundation.Process`: it starts the child in its
+/// own group too, but with the signal mask of the calling thread, and Swift concurrency's
+/// threads block most signals, so a harness started from a task would never see the SIGINT
+/// of a cancel. Its stdout is read as it arrives, and each frame is delivered the moment its
+/// line is complete. Its stderr is kept as a bounded tail (the core's `STDERR_TAIL_BYTES`).
+///
+/// No orphans: when the child exits, whatever it left in its process group is killed
+/// (SIGKILL), so a leftover holding its stdout open cannot keep the run going. `cancel()`
+/// signals the whole group. Releasing a `HepProcess` whose child still runs cancels it.
+/// A process that moved itself to another group or session is out of reach, as with any
+/// group-based supervisor. The child is reaped by a thread of this library: an application
+/// that reaps every child itself (`waitpid(-1)` in a SIGCHLD handler) leaves its exit code
+/// unknown.
+///
+/// All protocol behaviour (parsing, validation, the verdict) is the Rust core's, through
+/// the same stream as `HepStream`.
+public final class HepProcess: Sendable {
+    /// After SIGINT, how long `cancel()` gives the harness to write `cancelled` and exit
+    /// before SIGTERM (the core's `INTERRUPT_GRACE`, 5 s).
+    public static let interruptGrace: Duration = .milliseconds(policy.interruptGraceMs)
+    /// After SIGTERM, how long before SIGKILL (the core's `TERMINATE_GRACE`, 2 s).
+    public static let terminateGrace: Duration = .milliseconds(policy.terminateGraceMs)
+    /// Bytes of the child's stderr kept in `RunResult.stderrTail` (the core's
+    /// `STDERR_TAIL_BYTES`, 64 KiB: the most recent ones).
+    public static let stderrTailBytes: Int = Int(clamping: policy.stderrTailBytes)
+
+    /// The child's process id, which is also its process group id.
+    public let pid: Int32
+    private let supervision: Supervision
+
+    /// Starts `executableURL` with `arguments` and begins reading its output.
+    ///
+    /// - Parameters:
+    ///   - environment: the child's environment (default: this process's).
+    ///   - currentDirectoryURL: the child's working directory (default: this process's).
+    ///   - strict: stop reading at the first error-severity violation or skipped line;
+    ///     `frames` then throws it (a refused protocol version halts in any mode).
+    /// - Throws: `POSIXError` when the child cannot be started (`.ENOENT`, `.EACCES`, ...).
+    public init(
+        executableURL: URL, arguments: [String] = [], environment: [String: String]? = nil,
+        currentDirectoryURL: URL? = nil, strict: Bool = false
+    ) throws {
+        let child = try spawnChild(
+            executable: executableURL.path, arguments: arguments, environment: environment,
+            directory: currentDirectoryURL?.path)
+        pid = child.pid
+        supervision = Supervision(child, strict: strict)
+    }
+
+    deinit {
+        supervision.cancel(grace: Self.interruptGrace)
+    }
+
+    /// The frames the child writes, each delivered as soon as its line is complete; the
+    /// sequence ends with the child's stdout. It throws the `HepError` that halts the stream
+    /// (strict mode, or a refused protocol version), after the frames before it.
+    ///
+    /// `frames` and `received` are two views of one sequence of lines: each line goes to
+    /// whichever is iterated, so iterate one of them, from one task at a time. Frames not
+    /// asked for wait, buffered, until they are.
+    public var frames: AsyncThrowingStream<Frame, any Error> {
+        AsyncThrowingStream { [self] in try await supervision.lines.next()?.frame }
+    }
+
+    /// `frames` with each frame's 1-based line number and its line exactly as read (the
+    /// frame's original text): the supervisor's twin of `HepStream.feedReceived(_:)`.
+    public var received: AsyncThrowingStream<Received, any Error> {
+        AsyncThrowingStream { [self] in try await supervision.lines.next() }
+    }
+
+    /// Cancels the run: SIGINT to the child's process group; SIGTERM after `grace` (default
+    /// `interruptGrace`) if the child still runs, then SIGKILL after `terminateGrace`. Returns
+    /// at once; the frames the child writes meanwhile (such as `cancelled`) still arrive, and
+    /// `result` gives the outcome. Does nothing once the child has exited, or when a cancel
+    /// is already under way.
+    public func cancel(grace: Duration? = nil) {
+        supervision.cancel(grace: grace ?? Self.interruptGrace)
+    }
+
+    /// The run's result, once the child has exited and its stdout and stderr have ended:
+    /// the verdict for its exit code (128 + N when killed by signal N), the reduced run, the
+    /// violations, and `stderrTail`. Reading it does not need `frames` to be consumed.
+    ///
+    /// If the waiting task is cancelled, the child is cancelled (as `cancel()`), and the
+    /// result still comes once it has ended.
+    public var result: RunResult {
+        get async {
+            await withTaskCancellationHandler {
+                await supervision.result()
+            } onCancel: {
+                cancel()
+            }
+        }
+    }
+}

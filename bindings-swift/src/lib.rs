@@ -1,0 +1,24 @@
+//! `Hep` for Swift: hep-core through uniffi. Conversions and error mapping only; the
+//! protocol lives in hep-core, the I/O and the idiomatic API in the Swift package
+//! (`Sources/Hep`).
+//!
+//! The frame records are hep-core's own types, declared to uniffi as remote types
+//! (`frames`), so a single frame crosses the FFI without a Rust-side copy. The frames a
+//! `feed` completes cross as one `FrameBatch` (`batch`), which the Swift side reads in place.
+
+uniffi::setup_scaffolding!("hep");
+
+pub mod batch;
+pub mod errors;
+pub mod frames;
+pub mod result;
+pub mod stream;
+pub mod support;
+pub mod writer;
+
+pub use batch::FrameBatch;
+pub use errors::{CoreError, HepError, Violation};
+pub use result::{RunResult, Turn};
+pub use stream::{CoreStream, decode_line, encode_frame};
+pub use support::{CoreTail, SupervisionPolicy};
+pub use writer::CoreWriter;

@@ -1,0 +1,127 @@
+//! `RunResult`: everything known at the end of a stream, moved out of the core's result.
+
+use crate::errors::{HepError, Violation};
+use hep_core::run::ToolCall;
+use hep_core::{HepHeader, Terminal, Usage, Verdict};
+
+/// One round as a supervisor mirrors it (`hep_core::run::Turn`).
+#[derive(Debug, Clone, PartialEq, uniffi::Record)]
+pub struct Turn {
+    /// Round id.
+    pub turn_id: u64,
+    /// Assistant text assembled from `message_delta` frames (the first bytes, up to the cap).
+    pub text: String,
+    /// Bytes of assistant text beyond the kept ones.
+    pub text_dropped: u64,
+    /// Tool calls in start order.
+    pub tools: Vec<ToolCall>,
+    /// Tool calls beyond the per-turn cap.
+    pub tools_dropped: u64,
+    /// How the round ended, if it has.
+    pub end: Option<Terminal>,
+    /// `turn_done.message`.
+    pub message: Option<String>,
+    /// `turn_done.usage`.
+    pub usage: Option<Usage>,
+    /// `turn_done.stop_reason`.
+    pub stop_reason: Option<String>,
+    /// `turn_error.error`.
+    pub error: Option<String>,
+    /// `tokens_freed` of each compaction that ended in this round.
+    pub compactions: Vec<u64>,
+}
+
+impl From<hep_core::run::Turn> for Turn {
+    fn from(t: hep_core::run::Turn) -> Self {
+        Self {
+            turn_id: t.turn_id,
+            text: t.text,
+            text_dropped: t.text_dropped,
+            tools: t.tools,
+            tools_dropped: t.tools_dropped,
+            end: t.end,
+            message: t.message,
+            usage: t.usage,
+            stop_reason: t.stop_reason,
+            error: t.error,
+            compactions: t.compactions,
+        }
+    }
+}
+
+/// The end of a run: the verdict with its reasons, the reduced run and what was found.
+#[derive(Debug, Clone, PartialEq, uniffi::Record)]
+pub struct RunResult {
+    /// `ok`, `failed`, `cancelled`, `incomplete` or `protocolError`.
+    pub verdict: Verdict,
+    /// The findings that decided the verdict, most important first.
+    pub reasons: Vec<String>,
+    /// The exit code the verdict was given with (`nil` when unknown).
+    pub exit_code: Option<i32>,
+    /// No error-severity violation, no skipped line, not halted.
+    pub conforms: bool,
+    /// The error that halted the stream (strict mode, or a refused protocol version).
+    pub halted: Option<HepError>,
+    /// The stream's header.
+    pub header: Option<HepHeader>,
+    /// The user-visible answer: the `message` of the last terminal frame, when a `turn_done`.
+    pub answer: Option<String>,
+    /// Usage summed over every `turn_done`.
+    pub usage: Usage,
+    /// The most recent turns, oldest first.
+    pub turns: Vec<Turn>,
+    /// Turns dropped to respect the reducer's limits.
+    pub turns_dropped: u64,
+    /// The last terminal frame, if any.
+    pub last_terminal: Option<Terminal>,
+    /// The round id of the last terminal frame.
+    pub last_terminal_turn_id: Option<u64>,
+    /// Compactions ended.
+    pub compactions: u64,
+    /// Tokens freed by all compactions.
+    pub tokens_freed: u64,
+    /// Frames read.
+    pub frames: u64,
+    /// Lines read (complete or skipped), up to a halt.
+    pub lines: u64,
+    /// Violations (the first ones, up to the report cap).
+    pub violations: Vec<Violation>,
+    /// Total violations, including those not kept.
+    pub violation_count: u64,
+    /// Lines skipped, as errors (the first ones, up to the report cap).
+    pub skipped: Vec<HepError>,
+    /// Total skipped lines, including those not kept.
+    pub skipped_count: u64,
+    /// The end of the child's stderr (its last `STDERR_TAIL_BYTES`, a character cut at the
+    /// start shown as U+FFFD) when the run was a supervised process; `nil` for a stream.
+    pub stderr_tail: Option<String>,
+}
+
+impl From<hep_core::RunResult> for RunResult {
+    fn from(r: hep_core::RunResult) -> Self {
+        let run = r.run;
+        Self {
+            verdict: r.verdict,
+            reasons: r.reasons,
+            exit_code: r.exit_code,
+            conforms: r.conforms,
+            halted: r.halted.map(HepError::from),
+            header: run.header,
+            answer: run.answer,
+            usage: run.usage,
+            turns: run.turns.into_iter().map(Turn::from).collect(),
+            turns_dropped: run.turns_dropped,
+            last_terminal: run.last_terminal.map(|(t, _)| t),
+            last_terminal_turn_id: run.last_terminal.map(|(_, id)| id),
+            compactions: run.compactions,
+            tokens_freed: run.tokens_freed,
+            frames: run.frames,
+            lines: r.lines,
+            violations: r.violations.into_iter().map(Violation::from).collect(),
+            violation_count: r.violation_count,
+            skipped: r.skipped.into_iter().map(HepError::from).collect(),
+            skipped_count: r.skipped_count,
+            stderr_tail: None,
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! `CoreStream` (the core stream behind Swift's `HepStream`), `parse_line` and `encode`.
+
+use crate::batch::FrameBatch;
+use crate::errors::{CoreError, HepError, Violation};
+use crate::result::RunResult;
+use crate::support::CoreTail;
+use hep_core::{Event, Frame, Stream, StreamOptions};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+/// One line (a trailing `\n` or `\r\n` is ignored) to its frame (Swift: `parseLine(_:)`).
+#[uniffi::export]
+pub fn decode_line(line: &[u8]) -> Result<Frame, CoreError> {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    Ok(hep_core::decode(line)?)
+}
+
+/// The exact line the reference emitter writes for `frame`, no newline (Swift: `encode(_:)`).
+#[uniffi::export]
+pub fn encode_frame(frame: Frame) -> Result<String, CoreError> {
+    Ok(hep_core::encode(&frame)?)
+}
+
+/// What the stream has seen besides frames.
+#[derive(Debug, Default)]
+struct Found {
+    violations: Vec<Violation>,
+    skipped: Vec<HepError>,
+    halted: Option<HepError>,
+    /// Frames the chunk that halted the stream completed before the halt.
+    before_halt: Arc<FrameBatch>,
+}
+
+#[derive(Debug)]
+enum State {
+    Reading(Box<Stream>),
+    Finished(Box<RunResult>),
+}
+
+#[derive(Debug)]
+struct Inner {
+    state: State,
+    found: Found,
+    /// Most violations and skipped lines kept (the core's report cap).
+    max_reports: usize,
+}
+
+/// The core stream: bytes in, frames out; violations and skipped lines kept.
+///
+/// After `finish`, feeding does nothing and `finish` returns the same result again.
+#[derive(Debug, uniffi::Object)]
+pub struct CoreStream(Mutex<Inner>);
+
+impl CoreStream {
+    fn inner(&self) -> MutexGuard<'_, Inner> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Hands `bytes` (or, for `None`, the end of input) to the core and returns the frames
+    /// completed, encoded as each is read. A halt is returned as the error, the frames
+    /// before it kept for `received_before_halt`.
+    fn run(&self, bytes: Option<&[u8]>) -> Result<Arc<FrameBatch>, CoreError> {
+        let mut inner = self.inner();
+        let Inner { state, found, max_reports } = &mut *inner;
+        let State::Reading(stream) = state else { return Ok(Arc::default()) };
+        let mut out = FrameBatch::for_input(bytes.map_or(0, <[u8]>::len));
+        let mut halt = None;
+        let mut on_event = |event| match event {
+            Event::Frame(r) => out.push(&r),
+            Event::Violation(v) => push_capped(&mut found.violations, Violation::from(v), *max_reports),
+            Event::Skipped(e) => push_capped(&mut found.skipped, HepError::from(&e), *max_reports),
+            Event::Halted(e) => halt = Some(HepError::from(&e)),
+        };
+        match bytes {
+            Some(bytes) => stream.feed_with(bytes, &mut on_event),
+            None => stream.end_input().into_iter().for_each(&mut on_event),
+        }
+        let out = Arc::new(out);
+        match halt {
+            Some(err) => {
+                found.before_halt = out;
+                found.halted = Some(err.clone());
+                Err(err.into())
+            }
+            None => Ok(out),
+        }
+    }
+}
+
+fn push_capped<T>(list: &mut Vec<T>, item: T, cap: usize) {
+    if list.len() < cap {
+        list.push(item);
+    }
+}
+
+#[uniffi::export]
+impl CoreStream {
+    /// A stream; `strict` stops at the first error-severity violation or skipped line,
+    /// `max_line_bytes` overrides the longest accepted line (default 16 MiB).
+    #[uniffi::constructor(default(strict = false, max_line_bytes = None))]
+    pub fn new(strict: bool, max_line_bytes: Option<u64>) -> Arc<Self> {
+        let mut options = StreamOptions { strict, ..StreamOptions::default() };
+        if let Some(max) = max_line_bytes {
+            options.max_line_length = usize::try_from(max).unwrap_or(usize::MAX);
+        }
+        let max_reports = options.limits.max_reports;
+        let state = State::Reading(Box::new(Stream::new(options)));
+        Arc::new(Self(Mutex::new(Inner { state, found: Found::default(), max_reports })))
+    }
+
+    /// Feeds bytes; returns the frames they complete, with their line numbers and lines.
+    /// Throws the error that halts the stream.
+    pub fn feed(&self, data: &[u8]) -> Result<Arc<FrameBatch>, CoreError> {
+        self.run(Some(data))
+    }
+
+    /// Marks the end of input; a partial last line is reported as skipped (`truncated`).
+    /// Returns the frames it completes (none in HEP v1's framing).
+    pub fn end_input(&self) -> Result<Arc<FrameBatch>, CoreError> {
+        self.run(None)
+    }
+
+    /// Ends the stream and returns the run's result for the harness's exit code, with the
+    /// text of `stderr` (the child's stderr tail) when supervising a process.
+    #[uniffi::method(default(stderr = None))]
+    pub fn finish(&self, exit_code: Option<i32>, stderr: Option<Arc<CoreTail>>) -> RunResult {
+        let mut inner = self.inner();
+        let result = match std::mem::replace(&mut inner.state, State::Reading(Box::default())) {
+            State::Reading(stream) => {
+                let mut result = RunResult::from(stream.finish(exit_code));
+                result.stderr_tail = stderr.map(|tail| tail.text());
+                result
+            }
+            State::Finished(result) => *result,
+        };
+        inner.found.violations.clone_from(&result.violations);
+        inner.found.skipped.clone_from(&result.skipped);
+        inner.state = State::Finished(Box::new(result.clone()));
+        result
+    }
+
+    /// The violations found so far (up to the report cap).
+    pub fn violations(&self) -> Vec<Violation> {
+        self.inner().found.violations.clone()
+    }
+
+    /// The lines skipped so far, as errors (up to the report cap).
+    pub fn skipped(&self) -> Vec<HepError> {
+        self.inner().found.skipped.clone()
+    }
+
+    /// The error that halted the stream, if it has halted.
+    pub fn halted(&self) -> Option<HepError> {
+        self.inner().found.halted.clone()
+    }
+
+    /// The frames completed, before the halt, by the chunk that halted the stream, with
+    /// their lines.
+    pub fn received_before_halt(&self) -> Arc<FrameBatch> {
+        self.inner().found.before_halt.clone()
+    }
+}
