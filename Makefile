@@ -56,7 +56,7 @@ test-python: toolchain python-env
 	$(VPY) -m mypy --strict bindings-python/tests/typing
 	$(CARGO) run --quiet -p hep-cli -- check -- $(VPY) examples/python/emit.py
 	$(VPY) examples/python/supervise.py
-	$(VPY) examples/python/check_docs.py
+	$(VPY) scripts/check_docs.py python
 
 ## Node: the pinned tools (npm ci, once per package-lock.json), the addon built (release)
 ## beside package.json, then every check: node:test suites, the TypeScript type test, and

@@ -164,7 +164,7 @@ done
 done_step
 
 step "checking the snippets of docs/swift.md against the tested code"
-python3 "$repo/examples/swift/check_docs.py"
+python3 "$repo/scripts/check_docs.py" swift
 done_step
 
 say "all Swift checks passed in $(($(date +%s) - start_all)) s"

@@ -8,7 +8,7 @@ exercises the same code against the real extension and checks the results:
     .venv/bin/python bindings-python/tests/typing/typing_usage.py
 
 Importing it does nothing. The regions between `# START name` and `# END name` are the
-snippets of docs/python.md (checked by examples/python/check_docs.py).
+snippets of docs/python.md (checked by scripts/check_docs.py).
 """
 
 from __future__ import annotations

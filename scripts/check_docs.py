@@ -1,12 +1,17 @@
-"""Checks that every Swift snippet of docs/swift.md is tested code.
+"""Checks that every code snippet of a language's doc (docs/python.md, docs/swift.md) is
+tested code.
 
-Each ```swift block of the doc must be tagged with a `<!-- snippet: NAME -->` line just
-above its opening fence, and its text must be exactly the region between `// START NAME`
-and `// END NAME` in examples/swift/Sources/**/*.swift or bindings-swift/Tests/**/*.swift
-(dedented, marker lines of nested regions left out). Those files are built and run by
-bindings-swift/test.sh (`make test`), so the doc shows code that runs.
+Each ```LANG block of the doc must be tagged with a `<!-- snippet: NAME -->` line just above
+its opening fence, and its text must be exactly the region between `START NAME` and
+`END NAME` comment lines (`# ...` in Python, `// ...` in Swift) in that language's tested
+sources (dedented, marker lines of nested regions left out):
 
-    python3 examples/swift/check_docs.py [DOC]
+- python: examples/python/*.py and bindings-python/tests/typing/*.py;
+- swift: examples/swift/Sources/**/*.swift and bindings-swift/Tests/**/*.swift.
+
+Those files run in `make test`, so the doc shows code that runs.
+
+    python3 scripts/check_docs.py python|swift [DOC]
 
 Exit 0 when every snippet matches; 1 with a diff per mismatch otherwise.
 """
@@ -18,27 +23,52 @@ import re
 import sys
 import textwrap
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, NamedTuple, Tuple
 
-REPO = Path(__file__).resolve().parents[2]
-DOC = REPO / "docs" / "swift.md"
-SOURCES = [REPO / "examples" / "swift" / "Sources", REPO / "bindings-swift" / "Tests"]
+REPO = Path(__file__).resolve().parents[1]
 
-MARKER = re.compile(r"^\s*// (START|END) ([\w.-]+)\s*$")
+
+class Lang(NamedTuple):
+    """Where a language's doc and tested sources are, and how its code is marked."""
+
+    doc: Path
+    sources: List[Path]
+    pattern: str
+    comment: str
+    fences: Tuple[str, ...]
+
+
+LANGS = {
+    "python": Lang(
+        REPO / "docs" / "python.md",
+        [REPO / "examples" / "python", REPO / "bindings-python" / "tests" / "typing"],
+        "*.py",
+        "#",
+        ("python", "py"),
+    ),
+    "swift": Lang(
+        REPO / "docs" / "swift.md",
+        [REPO / "examples" / "swift" / "Sources", REPO / "bindings-swift" / "Tests"],
+        "**/*.swift",
+        "//",
+        ("swift",),
+    ),
+}
 TAG = re.compile(r"^<!-- snippet: ([\w.-]+) -->\s*$")
 FENCE = re.compile(r"^(```+|~~~+)(.*)$")
 
 
-def regions(errors: List[str]) -> Dict[str, Tuple[str, str]]:
-    """Every `// START name` ... `// END name` region: name -> (text, where)."""
+def regions(lang: Lang, errors: List[str]) -> Dict[str, Tuple[str, str]]:
+    """Every `START name` ... `END name` region of `lang`'s sources: name -> (text, where)."""
+    marker_line = re.compile(rf"^\s*{re.escape(lang.comment)} (START|END) ([\w.-]+)\s*$")
     found: Dict[str, Tuple[str, str]] = {}
-    for folder in SOURCES:
-        for path in sorted(folder.rglob("*.swift")):
+    for folder in lang.sources:
+        for path in sorted(folder.glob(lang.pattern)):
             where = str(path.relative_to(REPO))
             open_at: Dict[str, int] = {}
             body: Dict[str, List[str]] = {}
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                marker = MARKER.match(line)
+                marker = marker_line.match(line)
                 if marker is None:
                     for name in open_at:
                         body[name].append(line)
@@ -50,7 +80,7 @@ def regions(errors: List[str]) -> Dict[str, Tuple[str, str]]:
                     open_at[name] = number
                     body[name] = []
                 elif name not in open_at:
-                    errors.append(f"{where}:{number}: `// END {name}` without its START")
+                    errors.append(f"{where}:{number}: `{lang.comment} END {name}` without its START")
                 else:
                     del open_at[name]
                     text = textwrap.dedent("\n".join(body.pop(name))).strip("\n")
@@ -60,8 +90,8 @@ def regions(errors: List[str]) -> Dict[str, Tuple[str, str]]:
     return found
 
 
-def snippets(doc: Path, errors: List[str]) -> List[Tuple[str, str, int]]:
-    """Every ```swift block of `doc`: (tag, text, line of the fence)."""
+def snippets(lang: Lang, doc: Path, errors: List[str]) -> List[Tuple[str, str, int]]:
+    """Every block of `lang`'s code in `doc`: (tag, text, line of the fence)."""
     lines = doc.read_text(encoding="utf-8").splitlines()
     blocks: List[Tuple[str, str, int]] = []
     i = 0
@@ -80,24 +110,28 @@ def snippets(doc: Path, errors: List[str]) -> List[Tuple[str, str, int]]:
         if i == len(lines):
             errors.append(f"{doc.name}:{start + 1}: code block is never closed")
         i += 1
-        if info.split()[:1] != ["swift"]:
+        if info.split()[:1] not in ([fence] for fence in lang.fences):
             continue
         tag = TAG.match(lines[start - 1]) if start > 0 else None
         if tag is None:
-            errors.append(f"{doc.name}:{start + 1}: swift block without a `<!-- snippet: NAME -->` line above")
+            errors.append(f"{doc.name}:{start + 1}: {lang.fences[0]} block without a `<!-- snippet: NAME -->` line above")
             continue
         blocks.append((tag.group(1), "\n".join(body).strip("\n"), start + 1))
     return blocks
 
 
 def main(argv: List[str]) -> int:
-    doc = Path(argv[0]) if argv else DOC
+    if not argv or argv[0] not in LANGS:
+        print(f"usage: check_docs.py {'|'.join(LANGS)} [DOC]", file=sys.stderr)
+        return 2
+    lang = LANGS[argv[0]]
+    doc = Path(argv[1]) if len(argv) > 1 else lang.doc
     errors: List[str] = []
-    found = regions(errors)
-    blocks = snippets(doc, errors)
+    found = regions(lang, errors)
+    blocks = snippets(lang, doc, errors)
     for name, text, line in blocks:
         if name not in found:
-            errors.append(f"{doc.name}:{line}: snippet {name!r} has no `// START {name}` region")
+            errors.append(f"{doc.name}:{line}: snippet {name!r} has no `{lang.comment} START {name}` region")
             continue
         expected, where = found[name]
         if text != expected:
