@@ -5,29 +5,12 @@
 
 import { HepError, Stream, parseLine } from 'hep';
 import { EXPECT_KEYS, checkExpect, observe } from './conformance-stream.mjs';
-import { CaseError, canonical, encoded, get, getBytes, getList, getStr, getUint, sameJson, sameText, show } from './conformance-support.mjs';
+import { CaseError, ERROR_KINDS, canonical, encoded, get, getBytes, getList, getStr, getUint, sameJson, sameText, show } from './conformance-support.mjs';
 
 const OUTCOMES = ['accept', 'reject', 'implementation_defined'];
 const STREAM_MUST_PIN = ['frames', 'violations', 'skipped', 'verdict'];
 const LINE_KEYS = ['line', 'line_base64', 'frame', 'encoded', 'error'];
 const STREAM_KEYS = ['input', 'input_base64', 'input_lines', 'options', 'exit_code', 'expect'];
-const ERROR_KINDS = [
-  'syntax',
-  'invalid_utf8',
-  'trailing_characters',
-  'not_an_object',
-  'missing_field',
-  'duplicate_field',
-  'wrong_type',
-  'out_of_range',
-  'too_deep',
-  'line_too_long',
-  'truncated',
-  'unsupported_version',
-  'violation',
-  'unencodable',
-  'io',
-];
 
 export function runHostile(c) {
   const topic = getStr(c, 'topic');

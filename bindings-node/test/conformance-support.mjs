@@ -186,3 +186,19 @@ export function sameText(what, expected, got) {
       `  got:      ${JSON.stringify(got.slice(start, at + 140))}`,
   );
 }
+
+/** The error kinds a single line can be refused with (`reject/`). */
+export const LINE_ERROR_KINDS = [
+  'syntax',
+  'invalid_utf8',
+  'trailing_characters',
+  'not_an_object',
+  'missing_field',
+  'duplicate_field',
+  'wrong_type',
+  'out_of_range',
+  'too_deep',
+];
+
+/** Every error kind of the core: the line kinds, then those of a stream or a writer. */
+export const ERROR_KINDS = [...LINE_ERROR_KINDS, 'line_too_long', 'truncated', 'unsupported_version', 'violation', 'unencodable', 'io'];

@@ -12,6 +12,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { HepError, Writer, argsFull, argsSummary, cap, parseLine, utf16Len } from 'hep';
 import {
+  LINE_ERROR_KINDS,
   CaseError,
   canonical,
   encoded,
@@ -34,17 +35,6 @@ import { runHostile } from './conformance-hostile.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'conformance');
 const GROUPS = ['encode', 'decode', 'reject', 'bounds', 'writer', 'stream', 'hostile'];
-const ERROR_KINDS = [
-  'syntax',
-  'invalid_utf8',
-  'trailing_characters',
-  'not_an_object',
-  'missing_field',
-  'duplicate_field',
-  'wrong_type',
-  'out_of_range',
-  'too_deep',
-];
 
 /** Every file below `dir`, recursively. */
 function files(dir) {
@@ -113,7 +103,7 @@ function runReject(c) {
   const line = getBytes(c, 'line');
   const error = get(c, 'error');
   const kind = getStr(error, 'kind');
-  if (!ERROR_KINDS.includes(kind)) throw new CaseError(`\`error.kind\` \`${kind}\` is no ErrorKind name`);
+  if (!LINE_ERROR_KINDS.includes(kind)) throw new CaseError(`\`error.kind\` \`${kind}\` is no ErrorKind name`);
   let err = null;
   let frame;
   try {

@@ -11,6 +11,7 @@ import hep
 
 from conformance_stream import EXPECT_KEYS, check_expect, observe
 from conformance_support import (
+    ERROR_KINDS,
     CaseError,
     canonical,
     encode,
@@ -28,23 +29,6 @@ OUTCOMES = ("accept", "reject", "implementation_defined")
 STREAM_MUST_PIN = ("frames", "violations", "skipped", "verdict")
 LINE_KEYS = ("line", "line_base64", "frame", "encoded", "error")
 STREAM_KEYS = ("input", "input_base64", "input_lines", "options", "exit_code", "expect")
-ERROR_KINDS = (
-    "syntax",
-    "invalid_utf8",
-    "trailing_characters",
-    "not_an_object",
-    "missing_field",
-    "duplicate_field",
-    "wrong_type",
-    "out_of_range",
-    "too_deep",
-    "line_too_long",
-    "truncated",
-    "unsupported_version",
-    "violation",
-    "unencodable",
-    "io",
-)
 
 Decoded = Union[Any, hep.HepError]  # a frame, or the error decoding raised
 

@@ -10,6 +10,22 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import hep
 
+LINE_ERROR_KINDS = (
+    "syntax",
+    "invalid_utf8",
+    "trailing_characters",
+    "not_an_object",
+    "missing_field",
+    "duplicate_field",
+    "wrong_type",
+    "out_of_range",
+    "too_deep",
+)
+"""The error kinds a single line can be refused with (`reject/`)."""
+
+ERROR_KINDS = LINE_ERROR_KINDS + ("line_too_long", "truncated", "unsupported_version", "violation", "unencodable", "io")
+"""Every error kind of the core: the line kinds, then those of a stream or a writer."""
+
 
 
 class CaseError(AssertionError):
