@@ -12,7 +12,7 @@ demo: toolchain
 	$(CARGO) run --quiet -p hep-cli -- watch
 
 ## Run every test suite of every language that exists.
-test: test-rust test-python test-node test-swift
+test: test-rust test-python test-node test-swift bounds-smoke memcheck-smoke
 
 ## Rust: lints, formatting, docs, unit + integration + conformance + property + doc tests.
 test-rust: toolchain lint
@@ -88,6 +88,19 @@ test-swift: toolchain
 bench-swift: toolchain
 	CARGO=$(CARGO) bench/swift/run.sh
 
+## Resource bounds (docs/reliability.md): scripts/bounds/bounds.py builds a reader in each
+## language (release), pipes generated HEP streams into it (nothing is saved) and checks the
+## counts, that peak RSS does not grow with the stream, and that lines over the maximum
+## cost a bounded buffer. `make bounds` (sessions of 64 MiB and 1 GiB, a 256 MiB line,
+## lines over the maximum; about 5 minutes plus the builds) prints the table recorded in
+## docs/reliability.md; `make bounds-smoke` (8 and 64 MiB; part of `make test`) checks the
+## same on small streams. BOUNDS_LANGS=rust,python picks the languages.
+.PHONY: bounds bounds-smoke
+BOUNDS_LANGS ?= rust,python,node,swift
+
+bounds bounds-smoke: toolchain python-env $(NODE_MODULES)
+	CARGO=$(CARGO) $(VPY) scripts/bounds/bounds.py --lang $(BOUNDS_LANGS) $(if $(filter bounds-smoke,$@),--smoke)
+
 ## Fuzzing hep-core (docs/reliability.md): cargo-fuzz + libFuzzer on the nightly toolchain.
 ## `make fuzz TARGET=stream_split RUNS=10000000` (or FUZZ_TIME=<seconds>) runs one target,
 ## its corpus in fuzz/corpus/TARGET (seeded from conformance/), crashes in fuzz/artifacts/.
@@ -122,6 +135,21 @@ fuzz-smoke: fuzz-env
 			-print_final_stats=1 >$(FUZZ_TARGET_DIR)/smoke-$$t.log 2>&1 || { tail -n 60 $(FUZZ_TARGET_DIR)/smoke-$$t.log; exit 1; }; \
 		echo "fuzz-smoke: $$t: $$(grep -h '^stat::number_of_executed_units' $(FUZZ_TARGET_DIR)/smoke-$$t.log) in $(FUZZ_SMOKE_TIME)s"; \
 	done
+
+## Memory safety (docs/reliability.md, "FFI safety"): every Rust test binary of the
+## workspace under valgrind memcheck (scripts/memcheck/rust.sh; property tests at
+## PROPTEST_CASES=16), and the Swift binding's tests under AddressSanitizer and
+## LeakSanitizer (scripts/memcheck/swift.sh): any memory error or definite leak fails.
+## About 3 + 1 minutes with warm builds. `make memcheck-smoke`, about 1.5 minutes: the
+## binding crates' and hep-core's unit tests and the conformance runner under valgrind.
+.PHONY: memcheck memcheck-smoke
+memcheck: toolchain
+	CARGO=$(CARGO) scripts/memcheck/rust.sh
+	CARGO=$(CARGO) scripts/memcheck/swift.sh
+
+memcheck-smoke: toolchain
+	CARGO=$(CARGO) scripts/memcheck/rust.sh -p hep-core -p hep-python -p hep-node -p hep-swift --lib
+	CARGO=$(CARGO) scripts/memcheck/rust.sh -p hep-core --test conformance
 
 ## Regenerate schema/hep-v1.schema.json from the Rust types.
 schema: toolchain

@@ -260,8 +260,10 @@ export interface ToolCall {
   /** The result text from `turn_done`. */
   result: string | null;
   lastLiveness: Liveness | null;
-  /** Stuck-call follow-ups (every action but `heartbeat`), oldest first. */
+  /** Stuck-call follow-ups (every action but `heartbeat`), oldest first (the first 32). */
   followups: Liveness[];
+  /** Follow-ups beyond the kept ones. */
+  followupsDropped: number;
 }
 
 /** One round as a supervisor mirrors it. */
@@ -277,8 +279,16 @@ export interface Turn {
   usage: Usage | null;
   stopReason: string | null;
   error: string | null;
-  /** `tokens_freed` of each compaction that ended in this round. */
+  /** `tokens_freed` of each compaction that ended in this round (the first `maxCompactionsPerTurn`). */
   compactions: number[];
+  /** Compactions of this round beyond the kept ones. */
+  compactionsDropped: number;
+  /**
+   * Bytes of this round's other text (tool ids, names and arguments, results, liveness
+   * reports, message, stop reason, error) not kept because the round alone held the
+   * reducer's 64 MiB budget.
+   */
+  bytesDropped: number;
 }
 
 /** How a run ended, all things considered. */
@@ -311,6 +321,11 @@ export interface RunResult {
   /** The kept unreadable lines (see `skippedCount`). */
   skipped: SkippedLine[];
   skippedCount: number;
+  /**
+   * `tool_start`s whose id was not remembered because their round already held
+   * `maxTrackedCalls` ids (in such a round, `unknown_tool_call` is not reported).
+   */
+  untrackedCalls: number;
   /** The error that stopped the stream (strict mode, or a refused protocol version). */
   halted: SkippedLine | null;
   /** Frames read. */
@@ -335,6 +350,39 @@ export interface StreamOptions {
   maxLineBytes?: number;
   /** Give each frame non-enumerable `raw` and `line` properties (default false: they cost). */
   raw?: boolean;
+  /** What the stream keeps at most (default: the core's caps). */
+  limits?: StreamLimits;
+}
+
+/**
+ * What a `Stream` keeps at most (the `limits` option). Each limit is optional (default: the
+ * core's cap) and a non-negative safe integer; what a cap leaves out is counted in the result.
+ */
+export interface StreamLimits {
+  /** Most recent turns kept (default 1000); older ones are counted in `RunResult.turnsDropped`. */
+  maxTurns?: number;
+  /** Bytes of assistant text kept per turn (default 1 MiB); the rest is counted in `Turn.textDropped`. */
+  maxTextBytes?: number;
+  /** Bytes of `tool_delta` output kept per call (default 64 KiB); the rest is counted in `ToolCall.outputDropped`. */
+  maxToolOutputBytes?: number;
+  /** Tool calls kept per turn (default 1000); later starts are counted in `Turn.toolsDropped`. */
+  maxToolsPerTurn?: number;
+  /** Stuck-call follow-ups kept per call (default 32); later ones are counted in `ToolCall.followupsDropped`. */
+  maxFollowups?: number;
+  /** Violations, and skipped lines, kept (default 1000 each); all are counted in `violationCount` and `skippedCount`. */
+  maxReports?: number;
+  /**
+   * Text bytes kept over all turns (default 64 MiB): past it the oldest turns are dropped
+   * (`turnsDropped`) and the current turn's text is cut (`Turn.bytesDropped` and the other counts).
+   */
+  maxRetainedBytes?: number;
+  /**
+   * Tool-call ids remembered per round for the `unknown_tool_call` check (default 4096);
+   * `tool_start`s past it are counted in `RunResult.untrackedCalls`.
+   */
+  maxTrackedCalls?: number;
+  /** Compactions kept per turn (default 1000); later ones are counted in `Turn.compactionsDropped`. */
+  maxCompactionsPerTurn?: number;
 }
 
 /** The frames of a stream: with `raw: true`, each carries its line. */

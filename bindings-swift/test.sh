@@ -9,7 +9,8 @@
 #   4. the `hep` binary (debug), the child process of the supervisor tests and the example
 #   5. swift build and swift test of bindings-swift/, through scripts/swift-run.sh
 #   6. examples/swift/, a separate package using `Hep` by path: built, run against
-#      `hep simulate`, its output checked; then the snippets of docs/swift.md checked
+#      `hep simulate` and against examples/hostile/emit.sh (terminal escapes in every
+#      field), its output checked; then the snippets of docs/swift.md checked
 #
 #   bindings-swift/test.sh            all of it
 #   bindings-swift/test.sh --generate steps 1-3 only
@@ -161,6 +162,13 @@ sed 's/^/    /' "$out/example.txt"
 for want in '^● HEP v1 ' '^  ⚙ bash\(' '^verdict     ok ' '^answer      [^(]' '^tools       [1-9][0-9]* \([0-9]+ ok\)$' '^exit code   0$'; do
     grep -Eq "$want" "$out/example.txt" || { say "error: the example's output has no line matching /$want/"; exit 1; }
 done
+done_step
+
+step "running examples/swift: hep-supervise against a hostile stream (examples/hostile/emit.sh)"
+"${swift[@]}" run --package-path "$example" "${flags[@]}" --skip-build hep-supervise -- \
+    /bin/sh "$repo/examples/hostile/emit.sh" >"$out/hostile.txt" 2>"$out/hostile.err"
+python3 "$repo/examples/hostile/check.py" "$out/hostile.txt" "$out/hostile.err" ||
+    { say "error: the example passed terminal-driving text through, or lost some (above)"; exit 1; }
 done_step
 
 step "checking the snippets of docs/swift.md against the tested code"

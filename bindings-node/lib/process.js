@@ -4,12 +4,16 @@
 // The child gets its own process group. Its stdout is fed to a `Stream` chunk by chunk,
 // and each frame is handed over as soon as its line is complete; its stderr is kept as a
 // bounded `Tail`. `cancel()` sends SIGINT to the group, then SIGTERM and SIGKILL after the
-// core's grace periods. When the child exits, anything it left in its group is killed: no
-// orphans. Parsing, validation, verdicts, grace periods, exit codes and the tail's bound
-// all come from the core; this file only does Node I/O.
+// core's grace periods. When the child exits, anything it left in its group is killed (no
+// orphans), and its pipes are read only as far as they hold what it wrote: a process that
+// left the group (setsid) and keeps them open cannot keep the run waiting. While a loop is
+// in progress, reading pauses when too many frames wait, so a flood costs bounded memory.
+// Parsing, validation, verdicts, grace periods, exit codes and the tail's bound all come
+// from the core; this file only does Node I/O.
 
 const childProcess = require('node:child_process');
-const { Stream } = require('./stream.js');
+const fs = require('node:fs');
+const { Stream, checkLimits } = require('./stream.js');
 const {
   Tail,
   INTERRUPT_GRACE_MS,
@@ -21,9 +25,15 @@ const {
 // Options of ours, never passed on to child_process.spawn (`signal` and `timeout` there
 // would kill the child alone, without its group and without the escalation).
 const OWN = new Set([
-  'strict', 'raw', 'maxLineBytes', 'signal', 'timeoutMs', 'interruptGraceMs', 'terminateGraceMs', 'stdin',
+  'strict', 'raw', 'maxLineBytes', 'limits', 'signal', 'timeoutMs', 'interruptGraceMs', 'terminateGraceMs', 'stdin',
 ]);
 const FORBIDDEN = ['stdio', 'detached', 'timeout', 'killSignal'];
+
+// Frames waiting for a loop in progress: past HIGH, stdout is no longer read (the child
+// waits on a full pipe) until the loop has taken them down to LOW.
+const QUEUE_HIGH = 4096;
+const QUEUE_LOW = 1024;
+const CHUNK = 64 << 10;
 
 /** Signals the child's whole process group; a group already gone is not an error. */
 function signalGroup(pid, signal) {
@@ -45,6 +55,30 @@ function track(pid) {
 }
 function untrack(pid) {
   if (live.delete(pid) && live.size === 0) process.removeListener('exit', killLiveGroups);
+}
+
+/**
+ * Reads what `socket` (a pipe from the child) holds right now, its buffer then its file
+ * descriptor until it would block, hands each chunk to `use`, and destroys it.
+ */
+function drainAndClose(socket, use) {
+  if (socket.destroyed) return;
+  for (let chunk = socket.read(); chunk !== null; chunk = socket.read()) use(chunk);
+  const fd = socket._handle?.fd;
+  if (Number.isInteger(fd) && fd >= 0) {
+    const buffer = Buffer.allocUnsafe(CHUNK);
+    for (;;) {
+      let n;
+      try {
+        n = fs.readSync(fd, buffer, 0, CHUNK, null);
+      } catch {
+        break; // EAGAIN: nothing more was written
+      }
+      if (n === 0) break;
+      use(Buffer.from(buffer.subarray(0, n)));
+    }
+  }
+  socket.destroy();
 }
 
 /** A first-in first-out queue of frames with O(1) take. */
@@ -107,6 +141,8 @@ class Run {
   #onAbort = null;
   #interruptGraceMs;
   #terminateGraceMs;
+  #loops = 0; // loops in progress, which get backpressure
+  #paused = false; // stdout is not read until the loops take frames
 
   constructor(command, args = [], options = {}) {
     if (!Array.isArray(args)) throw new TypeError('args must be an array of strings');
@@ -120,7 +156,7 @@ class Run {
     if (signal != null && (typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
       throw new TypeError('spawn(): signal must be an AbortSignal');
     }
-    const streamOptions = { strict, raw };
+    const streamOptions = { strict, raw, limits: checkLimits(options.limits, 'spawn(options): limits') };
     if (maxLineBytes !== undefined) streamOptions.maxLineBytes = maxLineBytes;
     this.#stream = new Stream(streamOptions);
 
@@ -143,7 +179,7 @@ class Run {
     const child = this.#child;
     if (child.pid !== undefined) track(child.pid);
 
-    child.stdout.on('data', (chunk) => this.#take(() => this.#stream.feed(chunk)));
+    child.stdout.on('data', (chunk) => this.#feed(chunk));
     child.stdout.on('close', () => {
       this.#take(() => this.#stream.endInput());
       this.#eof = true;
@@ -172,6 +208,9 @@ class Run {
       this.#exit = { code, signal: sig };
       // Whatever the child left in its group could hold stdout open: kill it now.
       signalGroup(child.pid, 'SIGKILL');
+      // Everything the child wrote is in its pipes by now: read that much and stop.
+      drainAndClose(child.stdout, (chunk) => this.#feed(chunk));
+      drainAndClose(child.stderr, (chunk) => this.#tail.push(chunk));
       this.#onExit();
       this.#settleIfDone();
     });
@@ -226,6 +265,7 @@ class Run {
    * (such as `cancelled`) stay available to iteration. Calling it again returns the same promise.
    */
   cancel() {
+    this.#resume(); // the child must be able to write its `cancelled`
     if (this.#cancelling === null) this.#cancelling = this.#escalate();
     return this.#cancelling;
   }
@@ -250,6 +290,20 @@ class Run {
         resolve(true);
       });
     });
+  }
+
+  #feed(chunk) {
+    this.#take(() => this.#stream.feed(chunk));
+    if (this.#loops > 0 && this.#frames.length >= QUEUE_HIGH && this.#cancelling === null && !this.#paused) {
+      this.#paused = true;
+      this.#child.stdout.pause();
+    }
+  }
+
+  #resume() {
+    if (!this.#paused) return;
+    this.#paused = false;
+    this.#child.stdout.resume();
   }
 
   /** Feeds the stream (`step` is a feed or endInput call) and queues the frames it completes. */
@@ -296,7 +350,11 @@ class Run {
 
   async #next() {
     for (;;) {
-      if (this.#frames.length > 0) return { value: this.#frames.take(), done: false };
+      if (this.#frames.length > 0) {
+        const frame = this.#frames.take();
+        if (this.#frames.length <= QUEUE_LOW) this.#resume();
+        return { value: frame, done: false };
+      }
       if (this.#error !== null) throw this.#error;
       if (this.#eof) {
         if (this.#child.pid === undefined) {
@@ -314,10 +372,30 @@ class Run {
    * a later loop goes on from the next frame (call `cancel()` to stop the child).
    */
   [Symbol.asyncIterator]() {
-    const next = () => this.#next();
+    let active = true;
+    this.#loops += 1;
+    const leave = () => {
+      if (!active) return;
+      active = false;
+      this.#loops -= 1;
+      if (this.#loops === 0) this.#resume(); // nobody takes frames: read on, keep them
+    };
+    const next = async () => {
+      try {
+        const step = await this.#next();
+        if (step.done) leave();
+        return step;
+      } catch (error) {
+        leave();
+        throw error;
+      }
+    };
     return {
       next,
-      return: async () => ({ value: undefined, done: true }),
+      return: async () => {
+        leave();
+        return { value: undefined, done: true };
+      },
       [Symbol.asyncIterator]() {
         return this;
       },

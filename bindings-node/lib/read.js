@@ -5,7 +5,7 @@
 // HepError (`HEP_TRUNCATED`) in strict mode.
 
 const fs = require('node:fs');
-const { Stream } = require('./stream.js');
+const { Stream, checkLimits } = require('./stream.js');
 
 const CHUNK_BYTES = 64 * 1024;
 
@@ -23,11 +23,12 @@ function* take(step) {
 
 /**
  * Iterates the frames of a saved stream. `source` is a path (string or URL) or a Readable
- * of bytes or text. Options: `strict`, `raw` and `maxLineBytes`, as for `Stream`.
+ * of bytes or text. Options: `strict`, `raw`, `maxLineBytes` and `limits`, as for `Stream`.
  */
 async function* read(source, options = {}) {
   const { strict = false, raw = false, maxLineBytes } = options;
-  const streamOptions = { strict, raw };
+  const limits = checkLimits(options.limits, 'read(options): limits');
+  const streamOptions = { strict, raw, limits };
   if (maxLineBytes !== undefined) streamOptions.maxLineBytes = maxLineBytes;
   const stream = new Stream(streamOptions);
   const opened = typeof source === 'string' || source instanceof URL;

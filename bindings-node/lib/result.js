@@ -33,6 +33,7 @@ function toolCall(c) {
     result: c.result,
     lastLiveness: c.last_liveness === null ? null : liveness(c.last_liveness),
     followups: c.followups.map(liveness),
+    followupsDropped: c.followups_dropped,
   };
 }
 
@@ -49,6 +50,8 @@ function turn(t) {
     stopReason: t.stop_reason,
     error: t.error,
     compactions: t.compactions,
+    compactionsDropped: t.compactions_dropped,
+    bytesDropped: t.bytes_dropped,
   };
 }
 
@@ -91,6 +94,7 @@ function runResult(s, coreTurns, stderrTail) {
     violationCount: s.violation_count,
     skipped: s.skipped.map(skippedLine),
     skippedCount: s.skipped_count,
+    untrackedCalls: s.untracked_calls,
     halted: s.halted === null ? null : skippedLine(s.halted),
     frames: s.frames,
     lines: s.lines,

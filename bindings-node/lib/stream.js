@@ -15,6 +15,40 @@ function finished(method) {
   return error;
 }
 
+/** The `limits` option's keys: the core's `Limits`, in camelCase. */
+const LIMITS = [
+  'maxTurns',
+  'maxTextBytes',
+  'maxToolOutputBytes',
+  'maxToolsPerTurn',
+  'maxFollowups',
+  'maxReports',
+  'maxRetainedBytes',
+  'maxTrackedCalls',
+  'maxCompactionsPerTurn',
+];
+
+/**
+ * The `limits` option (`what` names it in errors), checked: undefined, or an object of known
+ * limits, each a non-negative safe integer (a TypeError or RangeError otherwise). Returns the
+ * given limits as a fresh object, or undefined (the core's defaults).
+ */
+function checkLimits(limits, what) {
+  if (limits === undefined) return undefined;
+  check.object(limits, what);
+  const given = {};
+  for (const [key, value] of Object.entries(limits)) {
+    if (!LIMITS.includes(key)) throw new TypeError(`${what}: unknown limit ${key} (the limits are ${LIMITS.join(', ')})`);
+    if (value === undefined) continue;
+    check.number(value, `${what}.${key}`);
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new RangeError(`${what}.${key} must be a non-negative safe integer, not ${value}`);
+    }
+    given[key] = value;
+  }
+  return given;
+}
+
 /** A live HEP v1 stream reader. */
 class Stream {
   #native;
@@ -23,11 +57,15 @@ class Stream {
   #skipped = [];
   #halted = null;
   #finished = false;
+  #maxReports;
 
   /**
    * Options: `strict` (throw at the first error violation or unreadable line), `maxLineBytes`
    * (longest line; longer ones are skipped), `raw` (give each frame non-enumerable `raw`
-   * and `line` properties).
+   * and `line` properties), `limits` (what the stream keeps at most: `maxTurns`,
+   * `maxTextBytes`, `maxToolOutputBytes`, `maxToolsPerTurn`, `maxFollowups`, `maxReports`,
+   * `maxRetainedBytes`, `maxTrackedCalls`, `maxCompactionsPerTurn`, each defaulting to the
+   * core's cap; what a cap leaves out is counted in the result).
    */
   constructor(options = {}) {
     check.object(options, 'Stream(options): options');
@@ -35,7 +73,9 @@ class Stream {
     check.boolean(strict, 'Stream(options): strict');
     check.count(maxLineBytes, 'Stream(options): maxLineBytes');
     check.boolean(raw, 'Stream(options): raw');
-    this.#native = new native.NativeStream(strict, maxLineBytes, raw);
+    const limits = checkLimits(options.limits, 'Stream(options): limits');
+    this.#native = new native.NativeStream(strict, maxLineBytes, raw, limits);
+    this.#maxReports = this.#native.maxReports;
     this.#raw = raw;
   }
 
@@ -79,12 +119,15 @@ class Stream {
     return result;
   }
 
-  /** The violations found so far (after `finish`, those of the result, end-of-stream ones included). */
+  /**
+   * The violations found so far, the first 1000 (after `finish`, those of the result,
+   * end-of-stream ones included).
+   */
   get violations() {
     return this.#violations.slice();
   }
 
-  /** The lines skipped so far, as `HepError`s. */
+  /** The lines skipped so far (the first 1000), as `HepError`s. */
   get skipped() {
     return this.#skipped.slice();
   }
@@ -107,12 +150,12 @@ class Stream {
   /** Keeps the violations, skipped lines and halt of a batch (JSON); true when it halted. */
   #collect(extras) {
     const { violations, skipped, halted } = JSON.parse(extras);
-    for (const v of violations) this.#violations.push(violation(v));
-    for (const s of skipped) this.#skipped.push(fromRecord(s));
+    for (const v of violations) if (this.#violations.length < this.#maxReports) this.#violations.push(violation(v));
+    for (const s of skipped) if (this.#skipped.length < this.#maxReports) this.#skipped.push(fromRecord(s));
     if (halted === null) return false;
     this.#halted = fromRecord(halted);
     return true;
   }
 }
 
-module.exports = { Stream };
+module.exports = { Stream, checkLimits };

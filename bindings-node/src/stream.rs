@@ -3,6 +3,7 @@
 use crate::batch::Batch;
 use crate::failure::{Failure, Outcome, boundary};
 use crate::text::js_string;
+use hep_core::run::Limits;
 use hep_core::{Error, HepHeader, RunResult, Stream, StreamOptions, Terminal, Usage, Verdict, Violation};
 use napi::JsString;
 use napi::bindgen_prelude::{Array, Env};
@@ -16,6 +17,51 @@ pub struct NativeStream {
     stream: Option<Stream>,
     batch: Batch,
     result: Option<RunResult>,
+    max_reports: usize,
+}
+
+/// The core's [`Limits`], each optional (absent: the core's default); JavaScript's
+/// `limits` option, checked by lib/stream.js.
+#[napi(object)]
+pub struct StreamLimits {
+    /// [`Limits::max_turns`].
+    pub max_turns: Option<f64>,
+    /// [`Limits::max_text_bytes`].
+    pub max_text_bytes: Option<f64>,
+    /// [`Limits::max_tool_output_bytes`].
+    pub max_tool_output_bytes: Option<f64>,
+    /// [`Limits::max_tools_per_turn`].
+    pub max_tools_per_turn: Option<f64>,
+    /// [`Limits::max_followups`].
+    pub max_followups: Option<f64>,
+    /// [`Limits::max_reports`].
+    pub max_reports: Option<f64>,
+    /// [`Limits::max_retained_bytes`].
+    pub max_retained_bytes: Option<f64>,
+    /// [`Limits::max_tracked_calls`].
+    pub max_tracked_calls: Option<f64>,
+    /// [`Limits::max_compactions_per_turn`].
+    pub max_compactions_per_turn: Option<f64>,
+}
+
+impl From<StreamLimits> for Limits {
+    /// Each given limit (a non-negative integer; `as` saturates), the core's default for the
+    /// others.
+    fn from(l: StreamLimits) -> Self {
+        let d = Limits::default();
+        let or = |given: Option<f64>, default: usize| given.map_or(default, |n| n as usize);
+        Limits {
+            max_turns: or(l.max_turns, d.max_turns),
+            max_text_bytes: or(l.max_text_bytes, d.max_text_bytes),
+            max_tool_output_bytes: or(l.max_tool_output_bytes, d.max_tool_output_bytes),
+            max_tools_per_turn: or(l.max_tools_per_turn, d.max_tools_per_turn),
+            max_followups: or(l.max_followups, d.max_followups),
+            max_reports: or(l.max_reports, d.max_reports),
+            max_retained_bytes: or(l.max_retained_bytes, d.max_retained_bytes),
+            max_tracked_calls: or(l.max_tracked_calls, d.max_tracked_calls),
+            max_compactions_per_turn: or(l.max_compactions_per_turn, d.max_compactions_per_turn),
+        }
+    }
 }
 
 /// The run result but its turns (the bulk of it, converted only when read), serialized as
@@ -31,6 +77,7 @@ struct Summary<'a> {
     violation_count: u64,
     skipped: &'a [Error],
     skipped_count: u64,
+    untracked_calls: u64,
     lines: u64,
     answer: Option<&'a str>,
     usage: Usage,
@@ -54,6 +101,7 @@ impl<'a> Summary<'a> {
             violation_count: r.violation_count,
             skipped: &r.skipped,
             skipped_count: r.skipped_count,
+            untracked_calls: r.untracked_calls,
             lines: r.lines,
             answer: r.run.answer.as_deref(),
             usage: r.run.usage,
@@ -92,12 +140,33 @@ impl NativeStream {
 #[napi]
 impl NativeStream {
     /// A stream reading lines of at most `max_line_bytes` bytes, stopping at the first error
-    /// when `strict`, giving each frame its line number and line when `raw`.
+    /// when `strict`, giving each frame its line number and line when `raw`, keeping what
+    /// `limits` allows (the core's default for each limit not given).
     #[napi(constructor, catch_unwind)]
-    pub fn new(strict: bool, max_line_bytes: f64, raw: bool) -> Self {
-        // `max_line_bytes` is a non-negative integer (checked by lib/stream.js); `as` saturates.
-        let options = StreamOptions { strict, max_line_length: max_line_bytes as usize, ..StreamOptions::default() };
-        Self { stream: Some(Stream::new(options)), batch: Batch::new(raw), result: None }
+    pub fn new(
+        env: Env,
+        strict: bool,
+        max_line_bytes: f64,
+        raw: bool,
+        limits: Option<StreamLimits>,
+    ) -> napi::Result<Self> {
+        boundary(&env, || {
+            // Each number is a non-negative integer (checked by lib/stream.js); `as` saturates.
+            let limits = limits.map_or_else(Limits::default, Limits::from);
+            let options = StreamOptions { strict, max_line_length: max_line_bytes as usize, limits };
+            Ok(Self {
+                stream: Some(Stream::new(options)),
+                batch: Batch::new(raw),
+                result: None,
+                max_reports: limits.max_reports,
+            })
+        })
+    }
+
+    /// Most violations, and most skipped lines, a stream keeps (the core's report cap).
+    #[napi(getter, catch_unwind)]
+    pub fn max_reports(&self, env: Env) -> napi::Result<f64> {
+        boundary(&env, || Ok(self.max_reports as f64))
     }
 
     /// Feeds bytes (a `Buffer` or any `Uint8Array`).

@@ -39,21 +39,23 @@ pub struct Constants {
 
 /// The core's constants.
 #[napi(catch_unwind)]
-pub fn constants() -> Constants {
-    Constants {
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        protocol_version: hep_core::PROTOCOL_VERSION.to_owned(),
-        exit_ok: supervise::EXIT_OK,
-        exit_failed: supervise::EXIT_FAILED,
-        exit_cancelled: supervise::EXIT_CANCELLED,
-        interrupt_grace_ms: supervise::INTERRUPT_GRACE.as_millis() as f64,
-        terminate_grace_ms: supervise::TERMINATE_GRACE.as_millis() as f64,
-        stderr_tail_bytes: supervise::STDERR_TAIL_BYTES as f64,
-        tool_result_cap: bounds::TOOL_RESULT_CAP as f64,
-        max_line_bytes: hep_core::lines::DEFAULT_MAX_LINE as f64,
-        frame_types: FRAME_TYPES.iter().map(|t| (*t).to_owned()).collect(),
-        liveness_actions: LivenessAction::ALL.iter().map(|a| a.as_str().to_owned()).collect(),
-    }
+pub fn constants(env: Env) -> napi::Result<Constants> {
+    boundary(&env, || {
+        Ok(Constants {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            protocol_version: hep_core::PROTOCOL_VERSION.to_owned(),
+            exit_ok: supervise::EXIT_OK,
+            exit_failed: supervise::EXIT_FAILED,
+            exit_cancelled: supervise::EXIT_CANCELLED,
+            interrupt_grace_ms: supervise::INTERRUPT_GRACE.as_millis() as f64,
+            terminate_grace_ms: supervise::TERMINATE_GRACE.as_millis() as f64,
+            stderr_tail_bytes: supervise::STDERR_TAIL_BYTES as f64,
+            tool_result_cap: bounds::TOOL_RESULT_CAP as f64,
+            max_line_bytes: hep_core::lines::DEFAULT_MAX_LINE as f64,
+            frame_types: FRAME_TYPES.iter().map(|t| (*t).to_owned()).collect(),
+            liveness_actions: LivenessAction::ALL.iter().map(|a| a.as_str().to_owned()).collect(),
+        })
+    })
 }
 
 /// The last bytes of a stream (a child's stderr), bounded.
@@ -64,59 +66,62 @@ pub struct NativeTail(Tail);
 impl NativeTail {
     /// An empty tail keeping at most `cap` bytes.
     #[napi(constructor, catch_unwind)]
-    pub fn new(cap: f64) -> Self {
+    pub fn new(env: Env, cap: f64) -> napi::Result<Self> {
         // `cap` is a non-negative integer (checked by lib/core.js); `as` saturates.
-        Self(Tail::new(cap as usize))
+        boundary(&env, || Ok(Self(Tail::new(cap as usize))))
     }
 
     /// Appends `chunk`, forgetting the oldest bytes beyond the cap.
     #[napi(catch_unwind)]
-    pub fn push(&mut self, chunk: &[u8]) {
-        self.0.push(chunk);
+    pub fn push(&mut self, env: Env, chunk: &[u8]) -> napi::Result<()> {
+        boundary(&env, || {
+            self.0.push(chunk);
+            Ok(())
+        })
     }
 
     /// The kept bytes as text (invalid UTF-8 as U+FFFD).
     #[napi(catch_unwind)]
-    pub fn text(&self) -> String {
-        self.0.text()
+    pub fn text(&self, env: Env) -> napi::Result<String> {
+        boundary(&env, || Ok(self.0.text()))
     }
 
     /// Bytes forgotten so far.
     #[napi(getter, catch_unwind)]
-    pub fn dropped(&self) -> f64 {
-        self.0.dropped() as f64
+    pub fn dropped(&self, env: Env) -> napi::Result<f64> {
+        boundary(&env, || Ok(self.0.dropped() as f64))
     }
 }
 
 /// The exit code of a process killed by signal number `signal`.
 #[napi(catch_unwind)]
-pub fn exit_code_for_signal(signal: i32) -> i32 {
-    supervise::exit_code_for_signal(signal)
+pub fn exit_code_for_signal(env: Env, signal: i32) -> napi::Result<i32> {
+    boundary(&env, || Ok(supervise::exit_code_for_signal(signal)))
 }
 
 /// `text` with terminal-driving characters turned into visible escapes.
 #[napi(catch_unwind)]
-pub fn sanitize(text: String) -> String {
-    hep_core::display::sanitize(&text).into_owned()
+pub fn sanitize(env: Env, text: String) -> napi::Result<String> {
+    boundary(&env, || Ok(hep_core::display::sanitize(&text).into_owned()))
 }
 
 /// The JSON Schema of the frames.
 #[napi(catch_unwind)]
-pub fn json_schema() -> String {
-    hep_core::schema::json_schema()
+pub fn json_schema(env: Env) -> napi::Result<String> {
+    boundary(&env, || Ok(hep_core::schema::json_schema()))
 }
 
 /// `text` capped at `limit` UTF-16 units with the `…(+N chars)` suffix.
 #[napi(catch_unwind)]
-pub fn cap(text: String, limit: f64) -> String {
+pub fn cap(env: Env, text: String, limit: f64) -> napi::Result<String> {
     // `limit` is a non-negative integer (checked by lib/core.js); `as` saturates.
-    bounds::cap(&text, limit as usize)
+    boundary(&env, || Ok(bounds::cap(&text, limit as usize)))
 }
 
 /// Length of `text` in UTF-16 code units.
 #[napi(catch_unwind)]
-pub fn utf16_len(text: String) -> f64 {
-    bounds::utf16_len(&text) as f64
+pub fn utf16_len(env: Env, text: String) -> napi::Result<f64> {
+    boundary(&env, || Ok(bounds::utf16_len(&text) as f64))
 }
 
 /// Summary-mode `args_summary` of the JSON text of an argument object (key order kept).

@@ -72,7 +72,21 @@ fn uint(value: f64) -> u64 {
 /// Opens a writer whose header names `fah_version`, rendering tool arguments in full mode
 /// when `full_args`, else in summary mode; returns its id.
 #[napi(catch_unwind)]
-pub fn writer_open(fah_version: String, full_args: bool) -> u32 {
+pub fn writer_open(env: Env, fah_version: String, full_args: bool) -> napi::Result<u32> {
+    boundary(&env, || Ok(open(fah_version, full_args)))
+}
+
+/// Closes writer `id` (its `Writer` is gone).
+#[napi(catch_unwind)]
+pub fn writer_close(env: Env, id: u32) -> napi::Result<()> {
+    boundary(&env, || {
+        close(id);
+        Ok(())
+    })
+}
+
+/// The body of [`writer_open`]: the id of a new writer, the first closed one reused.
+fn open(fah_version: String, full_args: bool) -> u32 {
     let mode = if full_args { ArgsMode::Full } else { ArgsMode::Summary };
     let writer = Writer { emitter: Emitter::new(mode), fah_version };
     WRITERS.with_borrow_mut(|writers| match writers.iter_mut().enumerate().find(|(_, slot)| slot.is_none()) {
@@ -87,9 +101,8 @@ pub fn writer_open(fah_version: String, full_args: bool) -> u32 {
     })
 }
 
-/// Closes writer `id` (its `Writer` is gone).
-#[napi(catch_unwind)]
-pub fn writer_close(id: u32) {
+/// The body of [`writer_close`].
+fn close(id: u32) {
     WRITERS.with_borrow_mut(|writers| {
         if let Some(slot) = writers.get_mut(id as usize) {
             *slot = None;
@@ -191,10 +204,12 @@ pub fn writer_turn_done<'env>(
     cost: f64,
     stop_reason: JsString<'_>,
 ) -> Written<'env> {
-    let outcomes: Vec<ToolOutcome<'_>> =
-        tool_results.iter().map(|r| ToolOutcome { id: &r.id, name: &r.name, ok: r.ok, text: &r.text }).collect();
-    let usage = Usage { input: uint(input), output: uint(output), cost };
-    line(env, id, |w| Ok(w.emitter.turn_done(&utf8(&message)?, &outcomes, usage, &utf8(&stop_reason)?)?))
+    line(env, id, |w| {
+        let outcomes: Vec<ToolOutcome<'_>> =
+            tool_results.iter().map(|r| ToolOutcome { id: &r.id, name: &r.name, ok: r.ok, text: &r.text }).collect();
+        let usage = Usage { input: uint(input), output: uint(output), cost };
+        Ok(w.emitter.turn_done(&utf8(&message)?, &outcomes, usage, &utf8(&stop_reason)?)?)
+    })
 }
 
 /// `turn_error`; closes the turn.
@@ -227,12 +242,12 @@ mod tests {
 
     #[test]
     fn closed_ids_are_reused_and_refused_until_then() {
-        let (a, b) = (writer_open("1".into(), false), writer_open("1".into(), true));
+        let (a, b) = (open("1".into(), false), open("1".into(), true));
         assert_ne!(a, b);
-        writer_close(a);
+        close(a);
         assert!(with(a, |_| ()).is_err());
         assert!(with(b, |w| w.emitter.args_mode() == ArgsMode::Full).unwrap());
-        assert_eq!(writer_open("2".into(), false), a);
+        assert_eq!(open("2".into(), false), a);
         assert!(with(a, |w| w.fah_version == "2").unwrap());
     }
 }

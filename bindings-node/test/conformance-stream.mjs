@@ -5,7 +5,21 @@
 import { HepError, Stream } from 'hep';
 import { CaseError, canonical, get, getBytes, getList, sameJson, show, text, wireType } from './conformance-support.mjs';
 
-export const EXPECT_KEYS = ['frames', 'violations', 'skipped', 'halted', 'verdict', 'conforms', 'answer', 'usage', 'turns'];
+export const EXPECT_KEYS = [
+  'frames',
+  'violations',
+  'skipped',
+  'halted',
+  'verdict',
+  'conforms',
+  'answer',
+  'usage',
+  'turns',
+  'violation_count',
+  'skipped_count',
+  'untracked_calls',
+  'turns_dropped',
+];
 
 export function runStream(c) {
   checkExpect(get(c, 'expect'), observe(c));
@@ -97,11 +111,28 @@ export function streamOptions(c) {
     } else if (key === 'max_line_length') {
       if (!Number.isSafeInteger(value) || value < 0) throw new CaseError('`options.max_line_length` must be an integer');
       options.maxLineBytes = value;
+    } else if (key === 'limits') {
+      options.limits = streamLimits(value);
     } else {
       throw new CaseError(`unknown option \`${key}\``);
     }
   }
   return options;
+}
+
+/**
+ * `options.limits` (the core's names) as the `limits` option (camelCase), checked by the public
+ * API itself: an unknown limit or a value that is no count fails the case.
+ */
+export function streamLimits(given) {
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) throw new CaseError('`options.limits` must be an object');
+  const limits = Object.fromEntries(Object.entries(given).map(([key, value]) => [key.replace(/_([a-z])/g, (_, c) => c.toUpperCase()), value]));
+  try {
+    new Stream({ limits });
+  } catch (e) {
+    throw new CaseError(`\`options.limits\`: ${e.message}`);
+  }
+  return limits;
 }
 
 /** Each listed entry must match the actual one key by key (`tools` entries likewise). */
@@ -177,23 +208,33 @@ export function outcome(chunks, options, exitCode, raw) {
     conforms: result.conforms,
     answer: result.answer,
     usage: usage(result.usage),
+    violation_count: result.violationCount,
+    skipped_count: result.skippedCount,
+    untracked_calls: result.untrackedCalls,
+    turns_dropped: result.turnsDropped,
     turns: result.turns.map((t) => ({
       turn_id: t.turnId,
       text: t.text,
+      text_dropped: t.textDropped,
       end: t.end,
       message: t.message,
       error: t.error,
       stop_reason: t.stopReason,
       usage: usage(t.usage),
       compactions: t.compactions,
+      compactions_dropped: t.compactionsDropped,
+      bytes_dropped: t.bytesDropped,
+      tools_dropped: t.toolsDropped,
       tools: t.tools.map((c) => ({
         id: c.id,
         name: c.name,
         args_summary: c.argsSummary,
         status: c.status,
         output: c.output,
+        output_dropped: c.outputDropped,
         result: c.result,
         followups: c.followups.map((f) => f.action),
+        followups_dropped: c.followupsDropped,
       })),
     })),
   };

@@ -178,6 +178,8 @@ describe('Stream', () => {
         stopReason: 'stop',
         error: null,
         compactions: [],
+        compactionsDropped: 0,
+        bytesDropped: 0,
       },
     );
     assert.deepEqual(result.toolCalls, [
@@ -191,6 +193,7 @@ describe('Stream', () => {
         result: 'data',
         lastLiveness: null,
         followups: [],
+        followupsDropped: 0,
       },
     ]);
     assert.equal(result.toolCalls[0], result.turns[0].tools[0]);

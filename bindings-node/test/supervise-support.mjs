@@ -138,3 +138,88 @@ export async function takeUntil(run, until) {
 }
 
 export const types = (frames) => frames.map((f) => f.type);
+
+// ---- misbehaving children (faults.test.mjs; the twins of supervise_support.py's) ----
+//
+// Each is an `sh -c` script: it writes its frames only once its traps are set, so a test
+// that has read a frame knows how the child will take a signal. Every wait of theirs is
+// bounded (about 30 s): a test that goes wrong fails, it never hangs.
+
+export const DONE =
+  '{"type":"turn_done","turn_id":1,"message":"hi","tool_results":[],' +
+  '"usage":{"input":1,"output":1,"cost":0},"stop_reason":"stop"}';
+export const CANCELLED = '{"type":"cancelled","turn_id":1}';
+const WAIT_FOR_FLAG = 'i=0; while [ ! -e "$1" ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done';
+const FOREVER = 'i=0; while [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done';
+const lines = (...all) => `printf '%s\\n' ${all.map((l) => `'${l}'`).join(' ')}`;
+
+/** `[command, args]` of `sh -c script sh ...args`. */
+export const sh = (script, ...args) => ['sh', ['-c', script, 'sh', ...args.map(String)]];
+
+/** Writes a whole turn, closes stdout, waits for `flag`, writes to stderr and exits 0. */
+export const closesStdout = (flag) =>
+  sh(
+    `${lines(HEADER, START, DONE)}; exec 1>&-; echo 'stdout closed' >&2; ${WAIT_FOR_FLAG}; ` +
+      "echo 'exiting after the flag' >&2; exit 0",
+    flag,
+  );
+
+/** Writes the start of a turn, closes stdout and keeps running; SIGINT makes it exit 130. */
+export const CLOSES_STDOUT_THEN_HANGS = sh(
+  `trap 'echo got SIGINT >&2; exit 130' INT; ${lines(HEADER, START)}; exec 1>&-; ${FOREVER}; exit 3`,
+);
+
+/** Ignores SIGINT; SIGTERM makes it write `cancelled` and exit 130. */
+export const ONLY_SIGTERM_STOPS = sh(
+  `stop() { ${lines(CANCELLED)}; exit 130; }; trap '' INT; trap stop TERM; ${lines(HEADER, START)}; ${FOREVER}; exit 3`,
+);
+
+/** Ignores SIGINT and SIGTERM. */
+export const STUBBORN = sh(`trap '' INT TERM; ${lines(HEADER, START)}; ${FOREVER}; exit 3`);
+
+/** Children that end without a terminal frame: `[name, [command, args], exit code, violation codes]`. */
+export const NO_TERMINAL = [
+  ['exit 0 after agent_start', sh(`${lines(HEADER, START)}; exit 0`), 0, ['unterminated_turn']],
+  ['exit 3 after agent_start', sh(`${lines(HEADER, START)}; exit 3`), 3, ['unterminated_turn']],
+  ['exit 0 after the header', sh(`${lines(HEADER)}; exit 0`), 0, ['no_terminal_frame']],
+  ['exit 0 without output', sh('exit 0'), 0, ['empty_stream']],
+];
+
+/**
+ * Starts a background `sleep` in its group and another in a session of its own (`setsid`),
+ * both holding its stdout and stderr, writes their pids to `pidfiles`.group and
+ * `pidfiles`.session, writes a turn start; then `end` ('done': `turn_done`, exit 0;
+ * 'cancel': waits, SIGINT makes it write `cancelled` and exit 130).
+ */
+export function escapes(pidfiles, end) {
+  const escapee = 'echo $$ > "$1.tmp"; mv "$1.tmp" "$1"; exec sleep 60';
+  const waitSession = 'i=0; while [ ! -e "$1.session" ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done';
+  const tail = end === 'done' ? `${lines(DONE)}; exit 0` : `${FOREVER}; exit 3`;
+  return sh(
+    `stop() { ${lines(CANCELLED)}; exit 130; }; trap stop INT; sleep 60 & echo $! > "$1.group"; ` +
+      `setsid sh -c '${escapee}' sh "$1.session" & ${waitSession}; ${lines(HEADER, START)}; ${tail}`,
+    pidfiles,
+  );
+}
+
+/**
+ * A Node child writing `frames` numbered deltas of `pad` bytes as fast as the pipes take
+ * them, each with a line of `pad` bytes to stderr, then `turn_done` (and `stderr end`).
+ */
+export function flood(frames, pad) {
+  const script = `
+    const { writeSync } = require('node:fs');
+    const pad = 'x'.repeat(${pad});
+    const write = (fd, text) => { for (let b = Buffer.from(text); b.length > 0; ) {
+      try { b = b.subarray(writeSync(fd, b)); } catch (e) { if (e.code !== 'EAGAIN') throw e; } } };
+    write(1, ${JSON.stringify(`${HEADER}\n${START}\n{"type":"message_start","turn_id":1,"role":"assistant"}\n`)});
+    for (let i = 0; i < ${frames}; i++) {
+      const n = String(i).padStart(8, '0');
+      write(1, '{"type":"message_delta","turn_id":1,"delta":"' + n + ' ' + pad + '"}\\n');
+      write(2, 'stderr ' + n + ' ' + pad + '\\n');
+    }
+    write(2, 'stderr end\\n');
+    write(1, ${JSON.stringify(`${DONE}\n`)});
+  `;
+  return [process.execPath, ['-e', script]];
+}

@@ -1,5 +1,6 @@
 //! `HepError(ValueError)` and one subclass per core error kind, each carrying `.kind`,
-//! `.line`, `.column` and `.excerpt`.
+//! `.line`, `.column` and `.excerpt`; a failure of the extension itself is a plain
+//! `HepError` of kind `internal`.
 
 use hep_core::{Error, ErrorKind};
 use pyo3::create_exception;
@@ -54,6 +55,25 @@ pub(crate) fn to_py(py: Python<'_>, error: &Error) -> PyErr {
         Ok(()) => err,
         Err(e) => e,
     }
+}
+
+/// The `HepError` of a failure of the extension itself (a panic): `.kind` is `"internal"`,
+/// with no line, column or excerpt.
+pub(crate) fn internal(message: &str) -> PyErr {
+    Python::attach(|py| {
+        let err = HepError::new_err(message.to_owned());
+        let value = err.value(py);
+        let set = value
+            .setattr("kind", "internal")
+            .and_then(|()| value.setattr("line", 0))
+            .and_then(|()| value.setattr("column", 0))
+            .and_then(|()| value.setattr("excerpt", ""))
+            .and_then(|()| value.setattr("detail", message));
+        match set {
+            Ok(()) => err,
+            Err(e) => e,
+        }
+    })
 }
 
 /// Maps a core result into a Python one.

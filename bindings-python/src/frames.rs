@@ -3,6 +3,7 @@
 
 use crate::errors::check;
 use crate::fields::{Field, take};
+use crate::guard::guard;
 use crate::untrack::untrack;
 use crate::values::repr_of;
 use hep_core::*;
@@ -45,8 +46,10 @@ macro_rules! frame_classes {
                 #[new]
                 #[pyo3(signature = (**kwargs))]
                 fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-                    refuse_unknown(kwargs, $name, &[$(stringify!($field)),*])?;
-                    Ok(Self { inner: $inner { $($field: take(kwargs, stringify!($field))?),* }, raw: None, line: None })
+                    guard(|| {
+                        refuse_unknown(kwargs, $name, &[$(stringify!($field)),*])?;
+                        Ok(Self { inner: $inner { $($field: take(kwargs, stringify!($field))?),* }, raw: None, line: None })
+                    })
                 }
 
                 #[classattr]
@@ -57,7 +60,7 @@ macro_rules! frame_classes {
                 $(
                     #[getter]
                     fn $field(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                        self.inner.$field.to_py(py)
+                        guard(|| self.inner.$field.to_py(py))
                     }
                 )*
 
@@ -81,12 +84,12 @@ macro_rules! frame_classes {
 
                 /// The exact bytes the reference emitter writes for this frame (no newline).
                 fn to_json(&self, py: Python<'_>) -> PyResult<String> {
-                    check(py, encode(&Frame::$variant(self.inner.clone())))
+                    guard(|| check(py, encode(&Frame::$variant(self.inner.clone()))))
                 }
 
                 /// The frame as a dict, keys in the protocol's order.
                 fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                    frame_dict(py, &Frame::$variant(self.inner.clone()))
+                    guard(|| frame_dict(py, &Frame::$variant(self.inner.clone())))
                 }
 
                 fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -94,7 +97,7 @@ macro_rules! frame_classes {
                 }
 
                 fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-                    repr_of(py, $name, &[$((stringify!($field), self.inner.$field.to_py(py)?)),*])
+                    guard(|| repr_of(py, $name, &[$((stringify!($field), self.inner.$field.to_py(py)?)),*]))
                 }
             }
         )*
@@ -182,16 +185,15 @@ impl PyUnknownFrame {
     }
     /// The line parsed as a dict.
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        frame_dict(py, &Frame::Unknown(self.inner.clone()))
+        guard(|| frame_dict(py, &Frame::Unknown(self.inner.clone())))
     }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other.cast::<Self>().is_ok_and(|o| o.get().inner == self.inner)
     }
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        repr_of(
-            py,
-            "UnknownFrame",
-            &[("type", self.inner.frame_type.to_py(py)?), ("turn_id", self.inner.turn_id.to_py(py)?)],
-        )
+        guard(|| {
+            let fields = [("type", self.inner.frame_type.to_py(py)?), ("turn_id", self.inner.turn_id.to_py(py)?)];
+            repr_of(py, "UnknownFrame", &fields)
+        })
     }
 }

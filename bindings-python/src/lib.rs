@@ -6,6 +6,8 @@ mod convert;
 mod errors;
 mod fields;
 mod frames;
+mod guard;
+mod limits;
 mod result;
 mod stream;
 mod support;
@@ -18,6 +20,10 @@ use pyo3::prelude::*;
 /// The extension's Rust allocations (frames' strings, encoded lines) come from mimalloc:
 /// glibc's allocator spends a quarter of a stream's time on the many small, short-lived
 /// strings a chunk's frames hold.
+///
+/// The crate's own unit tests keep the system allocator, so that valgrind (`make memcheck`)
+/// sees their heap blocks: it cannot see inside mimalloc's pages.
+#[cfg(not(test))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -27,6 +33,7 @@ fn _hep(m: &Bound<'_, PyModule>) -> PyResult<()> {
     frames::register(m)?;
     m.add_class::<values::PyUsage>()?;
     m.add_class::<values::PyToolResult>()?;
+    m.add_class::<limits::PyLimits>()?;
     m.add_class::<stream::PyStream>()?;
     m.add_class::<result::PyRunResult>()?;
     m.add_class::<writer::PyWriter>()?;

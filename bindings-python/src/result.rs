@@ -2,6 +2,7 @@
 
 use crate::convert::to_py_data;
 use crate::fields::Field;
+use crate::guard::guard;
 use hep_core::RunResult;
 use pyo3::prelude::*;
 
@@ -33,7 +34,7 @@ impl PyRunResult {
     }
     #[getter]
     fn usage(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.0.run.usage.to_py(py)
+        guard(|| self.0.run.usage.to_py(py))
     }
     #[getter]
     fn turns_dropped(&self) -> u64 {
@@ -46,6 +47,10 @@ impl PyRunResult {
     #[getter]
     fn skipped_count(&self) -> u64 {
         self.0.skipped_count
+    }
+    #[getter]
+    fn untracked_calls(&self) -> u64 {
+        self.0.untracked_calls
     }
     #[getter]
     fn frames(&self) -> u64 {
@@ -77,22 +82,22 @@ impl PyRunResult {
     }
     /// The kept turns, as plain data.
     fn turns(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        to_py_data(py, &self.0.run.turns)
+        guard(|| to_py_data(py, &self.0.run.turns))
     }
     /// The kept violations, as plain data.
     fn violations(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        to_py_data(py, &self.0.violations)
+        guard(|| to_py_data(py, &self.0.violations))
     }
     /// The kept skipped lines, as plain data.
     fn skipped(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        to_py_data(py, &self.0.skipped)
+        guard(|| to_py_data(py, &self.0.skipped))
     }
     /// The halting error, as plain data (or `None`).
     fn halted(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        to_py_data(py, &self.0.halted)
+        guard(|| to_py_data(py, &self.0.halted))
     }
     /// The whole result as plain data, as `hep watch --json` prints it.
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        to_py_data(py, &self.0)
+        guard(|| to_py_data(py, &self.0))
     }
 }

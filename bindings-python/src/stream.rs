@@ -3,8 +3,11 @@
 use crate::convert::to_py_data;
 use crate::errors::{check, to_py};
 use crate::frames::{frame_from_py, frame_to_py};
+use crate::guard::guard;
+use crate::limits::PyLimits;
 use crate::result::PyRunResult;
 use hep_core::lines::DEFAULT_MAX_LINE;
+use hep_core::run::Limits;
 use hep_core::{Error, Event, Stream, StreamOptions, Violation};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -27,28 +30,31 @@ fn with_bytes<T>(data: &Bound<'_, PyAny>, with: impl FnOnce(&[u8]) -> T) -> PyRe
 /// One line (without its newline) to its frame; raises a `HepError` subclass.
 #[pyfunction]
 pub(crate) fn parse_line(py: Python<'_>, line: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let (decoded, raw) = with_bytes(line, |bytes| {
-        let bytes = match bytes.strip_suffix(b"\n") {
-            Some(line) => line.strip_suffix(b"\r").unwrap_or(line),
-            None => bytes,
-        };
-        (hep_core::decode(bytes), String::from_utf8_lossy(bytes).into_owned())
-    })?;
-    frame_to_py(py, check(py, decoded)?, Some(raw), None)
+    guard(|| {
+        let (decoded, raw) = with_bytes(line, |bytes| {
+            let bytes = match bytes.strip_suffix(b"\n") {
+                Some(line) => line.strip_suffix(b"\r").unwrap_or(line),
+                None => bytes,
+            };
+            (hep_core::decode(bytes), String::from_utf8_lossy(bytes).into_owned())
+        })?;
+        frame_to_py(py, check(py, decoded)?, Some(raw), None)
+    })
 }
 
 /// The exact line the reference emitter writes for `frame` (no newline).
 #[pyfunction]
 pub(crate) fn encode(py: Python<'_>, frame: &Bound<'_, PyAny>) -> PyResult<String> {
-    check(py, hep_core::encode(&frame_from_py(frame)?))
+    guard(|| check(py, hep_core::encode(&frame_from_py(frame)?)))
 }
 
-/// The core stream: bytes in, frames out; violations and skipped lines kept.
+/// The core stream: bytes in, frames out; violations and skipped lines kept (by the core,
+/// up to its report cap).
 #[pyclass(module = "hep._hep", name = "Stream")]
 pub(crate) struct PyStream {
     stream: Option<Stream>,
-    violations: Vec<Violation>,
-    skipped: Vec<Error>,
+    /// Once finished: the result's violations and skipped lines.
+    finished: (Vec<Violation>, Vec<Error>),
     halted: Option<Error>,
 }
 
@@ -59,16 +65,13 @@ impl PyStream {
         let stream = self.stream.as_mut().ok_or_else(|| PyRuntimeError::new_err("the stream is finished"))?;
         let frames = PyList::empty(py);
         let (mut failure, mut halt) = (None, None);
-        let (violations, skipped) = (&mut self.violations, &mut self.skipped);
         let mut on_event = |event| match event {
             Event::Frame(r) if failure.is_none() => {
                 let made = frame_to_py(py, r.frame, Some(r.raw), Some(r.line)).and_then(|f| frames.append(f));
                 failure = made.err();
             }
-            Event::Frame(_) => {}
-            Event::Violation(v) => violations.push(v),
-            Event::Skipped(e) => skipped.push(e),
             Event::Halted(e) => halt = Some(e),
+            Event::Frame(_) | Event::Violation(_) | Event::Skipped(_) => {}
         };
         match bytes {
             Some(bytes) => stream.feed_with(bytes, &mut on_event),
@@ -90,49 +93,55 @@ impl PyStream {
 #[pymethods]
 impl PyStream {
     #[new]
-    #[pyo3(signature = (*, strict = false, max_line_bytes = DEFAULT_MAX_LINE))]
-    fn new(strict: bool, max_line_bytes: usize) -> Self {
-        let options = StreamOptions { strict, max_line_length: max_line_bytes, ..StreamOptions::default() };
-        Self { stream: Some(Stream::new(options)), violations: Vec::new(), skipped: Vec::new(), halted: None }
+    #[pyo3(signature = (*, strict = false, max_line_bytes = DEFAULT_MAX_LINE, limits = None))]
+    fn new(strict: bool, max_line_bytes: usize, limits: Option<Bound<'_, PyLimits>>) -> PyResult<Self> {
+        guard(|| {
+            let limits = limits.map_or_else(Limits::default, |l| l.get().0);
+            let options = StreamOptions { strict, max_line_length: max_line_bytes, limits };
+            Ok(Self { stream: Some(Stream::new(options)), finished: (Vec::new(), Vec::new()), halted: None })
+        })
     }
 
     /// Feeds bytes (or text); returns the frames they complete.
     fn feed(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Py<PyList>> {
-        with_bytes(data, |bytes| self.run(py, Some(bytes)))?
+        guard(|| with_bytes(data, |bytes| self.run(py, Some(bytes)))?)
     }
 
     /// Marks the end of input; returns the frames that completes (none: a partial last
     /// line is reported as skipped).
     fn end_input(&mut self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        self.run(py, None)
+        guard(|| self.run(py, None))
     }
 
     /// Ends the stream; returns the run result (see `hep.RunResult`).
     #[pyo3(signature = (exit_code = None))]
     fn finish(&mut self, exit_code: Option<i32>) -> PyResult<PyRunResult> {
-        let stream = self.stream.take().ok_or_else(|| PyRuntimeError::new_err("the stream is finished"))?;
-        let result = stream.finish(exit_code);
-        self.violations.clone_from(&result.violations);
-        self.skipped.clone_from(&result.skipped);
-        Ok(PyRunResult(result))
+        guard(|| {
+            let stream = self.stream.take().ok_or_else(|| PyRuntimeError::new_err("the stream is finished"))?;
+            let result = stream.finish(exit_code);
+            self.finished = (result.violations.clone(), result.skipped.clone());
+            Ok(PyRunResult(result))
+        })
     }
 
-    /// The violations found so far, as plain data.
+    /// The violations found so far (the first 1000), as plain data.
     fn violations(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        to_py_data(py, &self.violations)
+        guard(|| to_py_data(py, &self.stream.as_ref().map_or(self.finished.0.as_slice(), Stream::violations)))
     }
 
-    /// The lines skipped so far, as `HepError` instances.
+    /// The lines skipped so far (the first 1000), as `HepError` instances.
     fn skipped(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        let list = PyList::empty(py);
-        for e in &self.skipped {
-            list.append(to_py(py, e).value(py))?;
-        }
-        Ok(list.unbind())
+        guard(|| {
+            let list = PyList::empty(py);
+            for e in self.stream.as_ref().map_or(self.finished.1.as_slice(), Stream::skipped) {
+                list.append(to_py(py, e).value(py))?;
+            }
+            Ok(list.unbind())
+        })
     }
 
     /// The error that halted the stream, if any.
-    fn halted(&self, py: Python<'_>) -> Option<Py<PyAny>> {
-        self.halted.as_ref().map(|e| to_py(py, e).value(py).clone().into_any().unbind())
+    fn halted(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        guard(|| Ok(self.halted.as_ref().map(|e| to_py(py, e).value(py).clone().into_any().unbind())))
     }
 }

@@ -1,6 +1,7 @@
 //! What the Python I/O layer takes from the core: bounds, the cancel policy, the stderr
 //! tail, terminal sanitising, the schema and the versions.
 
+use crate::guard::guard;
 use hep_core::supervise::{self, Tail};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -13,51 +14,56 @@ pub(crate) struct PyTail(Tail);
 impl PyTail {
     #[new]
     #[pyo3(signature = (cap = supervise::STDERR_TAIL_BYTES))]
-    fn new(cap: usize) -> Self {
-        Self(Tail::new(cap))
+    fn new(cap: usize) -> PyResult<Self> {
+        guard(|| Ok(Self(Tail::new(cap))))
     }
-    fn push(&mut self, chunk: &Bound<'_, PyBytes>) {
-        self.0.push(chunk.as_bytes());
+    fn push(&mut self, chunk: &Bound<'_, PyBytes>) -> PyResult<()> {
+        guard(|| {
+            self.0.push(chunk.as_bytes());
+            Ok(())
+        })
     }
-    fn text(&self) -> String {
-        self.0.text()
+    fn text(&self) -> PyResult<String> {
+        guard(|| Ok(self.0.text()))
     }
     #[getter]
-    fn dropped(&self) -> u64 {
-        self.0.dropped()
+    fn dropped(&self) -> PyResult<u64> {
+        guard(|| Ok(self.0.dropped()))
     }
 }
 
 /// `text` with terminal-driving characters turned into visible escapes.
 #[pyfunction]
-fn sanitize(text: &str) -> String {
-    hep_core::display::sanitize(text).into_owned()
+fn sanitize(text: &str) -> PyResult<String> {
+    guard(|| Ok(hep_core::display::sanitize(text).into_owned()))
 }
 
 /// `text` capped at `limit` UTF-16 units with the `…(+N chars)` suffix.
 #[pyfunction]
-fn cap(text: &str, limit: usize) -> String {
-    hep_core::bounds::cap(text, limit)
+fn cap(text: &str, limit: usize) -> PyResult<String> {
+    guard(|| Ok(hep_core::bounds::cap(text, limit)))
 }
 
 /// Length of `text` in UTF-16 code units (the protocol's "characters").
 #[pyfunction]
-fn utf16_len(text: &str) -> usize {
-    hep_core::bounds::utf16_len(text)
+fn utf16_len(text: &str) -> PyResult<usize> {
+    guard(|| Ok(hep_core::bounds::utf16_len(text)))
 }
 
 /// `args_summary` for `args` (a mapping, or the JSON text of an object), in mode `summary`
 /// or `full`.
 #[pyfunction]
 fn render_args(args: &Bound<'_, PyAny>, mode: &str) -> PyResult<String> {
-    let mode = crate::args::args_mode(mode, "mode")?;
-    Ok(hep_core::bounds::render_args(&crate::args::args_of(args)?, mode))
+    guard(|| {
+        let mode = crate::args::args_mode(mode, "mode")?;
+        Ok(hep_core::bounds::render_args(&crate::args::args_of(args)?, mode))
+    })
 }
 
 /// The JSON Schema of the frames.
 #[pyfunction]
-fn json_schema() -> String {
-    hep_core::schema::json_schema()
+fn json_schema() -> PyResult<String> {
+    guard(|| Ok(hep_core::schema::json_schema()))
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -1,6 +1,7 @@
 //! `Usage` and `ToolResult`, the two records inside `turn_done`.
 
 use crate::fields::{Field, take};
+use crate::guard::guard;
 use hep_core::{ToolResult, Usage};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -14,8 +15,10 @@ impl PyUsage {
     #[new]
     #[pyo3(signature = (**kwargs))]
     fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        crate::frames::refuse_unknown(kwargs, "Usage", &["input", "output", "cost"])?;
-        usage_from(kwargs).map(Self)
+        guard(|| {
+            crate::frames::refuse_unknown(kwargs, "Usage", &["input", "output", "cost"])?;
+            usage_from(kwargs).map(Self)
+        })
     }
     #[classattr]
     fn __match_args__(py: Python<'_>) -> PyResult<Py<PyTuple>> {
@@ -34,25 +37,26 @@ impl PyUsage {
         self.0.cost
     }
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let dict = PyDict::new(py);
-        dict.set_item("input", self.0.input)?;
-        dict.set_item("output", self.0.output)?;
-        dict.set_item("cost", self.0.cost)?;
-        Ok(dict)
+        guard(|| {
+            let dict = PyDict::new(py);
+            dict.set_item("input", self.0.input)?;
+            dict.set_item("output", self.0.output)?;
+            dict.set_item("cost", self.0.cost)?;
+            Ok(dict)
+        })
     }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
     }
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        repr_of(
-            py,
-            "Usage",
-            &[
+        guard(|| {
+            let fields = [
                 ("input", self.0.input.to_py(py)?),
                 ("output", self.0.output.to_py(py)?),
                 ("cost", self.0.cost.to_py(py)?),
-            ],
-        )
+            ];
+            repr_of(py, "Usage", &fields)
+        })
     }
 }
 
@@ -64,8 +68,8 @@ pub(crate) struct PyToolResult(pub(crate) ToolResult);
 impl PyToolResult {
     #[new]
     #[pyo3(signature = (*, id, name, ok, text))]
-    fn new(id: String, name: String, ok: bool, text: String) -> Self {
-        Self(ToolResult { id, name, ok, text })
+    fn new(id: String, name: String, ok: bool, text: String) -> PyResult<Self> {
+        guard(|| Ok(Self(ToolResult { id, name, ok, text })))
     }
     #[classattr]
     fn __match_args__(py: Python<'_>) -> PyResult<Py<PyTuple>> {
@@ -88,25 +92,29 @@ impl PyToolResult {
         &self.0.text
     }
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let dict = PyDict::new(py);
-        dict.set_item("id", &self.0.id)?;
-        dict.set_item("name", &self.0.name)?;
-        dict.set_item("ok", self.0.ok)?;
-        dict.set_item("text", &self.0.text)?;
-        Ok(dict)
+        guard(|| {
+            let dict = PyDict::new(py);
+            dict.set_item("id", &self.0.id)?;
+            dict.set_item("name", &self.0.name)?;
+            dict.set_item("ok", self.0.ok)?;
+            dict.set_item("text", &self.0.text)?;
+            Ok(dict)
+        })
     }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other.cast::<Self>().is_ok_and(|o| o.get().0 == self.0)
     }
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let r = &self.0;
-        let fields = [
-            ("id", r.id.to_py(py)?),
-            ("name", r.name.to_py(py)?),
-            ("ok", r.ok.to_py(py)?),
-            ("text", r.text.to_py(py)?),
-        ];
-        repr_of(py, "ToolResult", &fields)
+        guard(|| {
+            let r = &self.0;
+            let fields = [
+                ("id", r.id.to_py(py)?),
+                ("name", r.name.to_py(py)?),
+                ("ok", r.ok.to_py(py)?),
+                ("text", r.text.to_py(py)?),
+            ];
+            repr_of(py, "ToolResult", &fields)
+        })
     }
 }
 

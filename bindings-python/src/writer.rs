@@ -4,6 +4,7 @@
 use crate::args::{args_mode, args_to_json};
 use crate::errors::check;
 use crate::fields::Field;
+use crate::guard::guard;
 use hep_core::writer::{Emitter, ToolOutcome};
 use hep_core::{LivenessAction, Result as CoreResult, ToolResult, Usage};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -78,14 +79,12 @@ pub(crate) struct PyWriter {
 /// What each method returns: the line written, or `None`.
 type Written = PyResult<Option<Py<PyString>>>;
 
-impl PyWriter {
-    /// Writes the line an emitter call produced (if any), with its newline.
-    fn put(&self, py: Python<'_>, line: CoreResult<Option<String>>) -> Written {
-        let Some(mut line) = check(py, line)? else { return Ok(None) };
-        line.push('\n');
-        let sink = self.sink.as_ref().ok_or_else(|| PyValueError::new_err("the writer's output was cleared"))?;
-        sink.put(py, &line).map(Some)
-    }
+/// Writes the line an emitter call produced (if any), with its newline, to `sink`.
+fn put(py: Python<'_>, sink: &Option<Sink>, line: CoreResult<Option<String>>) -> Written {
+    let Some(mut line) = check(py, line)? else { return Ok(None) };
+    line.push('\n');
+    let sink = sink.as_ref().ok_or_else(|| PyValueError::new_err("the writer's output was cleared"))?;
+    sink.put(py, &line).map(Some)
 }
 
 #[pymethods]
@@ -94,57 +93,58 @@ impl PyWriter {
     #[new]
     #[pyo3(signature = (out, fah_version, tool_args = "summary"))]
     fn new(out: &Bound<'_, PyAny>, fah_version: String, tool_args: &str) -> PyResult<Self> {
-        let mode = args_mode(tool_args, "tool_args")?;
-        Ok(Self { emitter: Emitter::new(mode), fah_version, sink: Some(Sink::of(out)?) })
+        guard(|| {
+            let mode = args_mode(tool_args, "tool_args")?;
+            Ok(Self { emitter: Emitter::new(mode), fah_version, sink: Some(Sink::of(out)?) })
+        })
     }
 
     /// The open turn's id, else the last allocated one (0 before any).
     #[getter]
-    fn turn_id(&self) -> u64 {
-        self.emitter.current_turn_id()
+    fn turn_id(&self) -> PyResult<u64> {
+        guard(|| Ok(self.emitter.current_turn_id()))
     }
 
     /// `hep_header` (written once; later calls write nothing).
     fn header(&mut self, py: Python<'_>, session: &str) -> Written {
-        let line = self.emitter.header(&self.fah_version, session);
-        self.put(py, line)
+        guard(|| put(py, &self.sink, self.emitter.header(&self.fah_version, session)))
     }
 
     /// `agent_start` (only the first call writes); opens a turn.
     fn agent_start(&mut self, py: Python<'_>) -> Written {
-        let line = self.emitter.agent_start();
-        self.put(py, line)
+        guard(|| put(py, &self.sink, self.emitter.agent_start()))
     }
 
     /// Opens a turn if none is open; writes nothing.
-    fn turn_start(&mut self) {
-        self.emitter.turn_start();
+    fn turn_start(&mut self) -> PyResult<()> {
+        guard(|| {
+            self.emitter.turn_start();
+            Ok(())
+        })
     }
 
     /// `message_start`, written only for assistant messages.
     #[pyo3(signature = (role = "assistant"))]
     fn message_start(&mut self, py: Python<'_>, role: &str) -> Written {
-        let line = self.emitter.message_start(role);
-        self.put(py, line)
+        guard(|| put(py, &self.sink, self.emitter.message_start(role)))
     }
 
     /// `message_delta` with a chunk of assistant text.
     fn message_delta(&mut self, py: Python<'_>, text: &str) -> Written {
-        let line = self.emitter.message_delta(text);
-        self.put(py, line)
+        guard(|| put(py, &self.sink, self.emitter.message_delta(text)))
     }
 
     /// `tool_start`; `args` (a mapping) keeps its key order in the summary.
     fn tool_start(&mut self, py: Python<'_>, id: &str, name: &str, args: &Bound<'_, PyAny>) -> Written {
-        let args = args_to_json(args)?;
-        let line = self.emitter.tool_start(id, name, &args);
-        self.put(py, line)
+        guard(|| {
+            let args = args_to_json(args)?;
+            put(py, &self.sink, self.emitter.tool_start(id, name, &args))
+        })
     }
 
     /// `tool_delta`; an empty update writes nothing.
     fn tool_delta(&mut self, py: Python<'_>, id: &str, update: &str) -> Written {
-        let line = self.emitter.tool_delta(id, update);
-        self.put(py, line)
+        guard(|| put(py, &self.sink, self.emitter.tool_delta(id, update)))
     }
 
     /// `tool_liveness`: a heartbeat or a stuck-call follow-up.
@@ -160,13 +160,14 @@ impl PyWriter {
         output_bytes: Option<u64>,
         detail: Option<&str>,
     ) -> Written {
-        let action = LivenessAction::parse(action).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "action must be heartbeat, cancel_retry, background_convert, escalate or advisory, not {action:?}"
-            ))
-        })?;
-        let line = self.emitter.liveness(id, name, action, elapsed_ms, output_bytes, detail);
-        self.put(py, line)
+        guard(|| {
+            let action = LivenessAction::parse(action).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "action must be heartbeat, cancel_retry, background_convert, escalate or advisory, not {action:?}"
+                ))
+            })?;
+            put(py, &self.sink, self.emitter.liveness(id, name, action, elapsed_ms, output_bytes, detail))
+        })
     }
 
     /// `turn_done` (tool result texts capped at 2000 UTF-16 units); closes the turn.
@@ -179,36 +180,34 @@ impl PyWriter {
         usage: &Bound<'_, PyAny>,
         stop_reason: &str,
     ) -> Written {
-        let results = Vec::<ToolResult>::from_py(tool_results)?;
-        let outcomes: Vec<ToolOutcome<'_>> =
-            results.iter().map(|r| ToolOutcome { id: &r.id, name: &r.name, ok: r.ok, text: &r.text }).collect();
-        let line = self.emitter.turn_done(message, &outcomes, Usage::from_py(usage)?, stop_reason);
-        self.put(py, line)
+        guard(|| {
+            let results = Vec::<ToolResult>::from_py(tool_results)?;
+            let outcomes: Vec<ToolOutcome<'_>> =
+                results.iter().map(|r| ToolOutcome { id: &r.id, name: &r.name, ok: r.ok, text: &r.text }).collect();
+            let line = self.emitter.turn_done(message, &outcomes, Usage::from_py(usage)?, stop_reason);
+            put(py, &self.sink, line)
+        })
     }
 
     /// `turn_error`; closes the turn.
     #[pyo3(signature = (error, fatal = true))]
     fn turn_error(&mut self, py: Python<'_>, error: &str, fatal: bool) -> Written {
-        let line = self.emitter.turn_error(error, fatal);
-        self.put(py, line)
+        guard(|| put(py, &self.sink, self.emitter.turn_error(error, fatal)))
     }
 
     /// `cancelled`; closes the turn.
     fn cancelled(&mut self, py: Python<'_>) -> Written {
-        let line = self.emitter.cancelled();
-        self.put(py, line)
+        guard(|| put(py, &self.sink, self.emitter.cancelled()))
     }
 
     /// `compaction_start`.
     fn compaction_start(&mut self, py: Python<'_>) -> Written {
-        let line = self.emitter.compaction_start();
-        self.put(py, line)
+        guard(|| put(py, &self.sink, self.emitter.compaction_start()))
     }
 
     /// `compaction_end`.
     fn compaction_end(&mut self, py: Python<'_>, tokens_freed: u64) -> Written {
-        let line = self.emitter.compaction_end(tokens_freed);
-        self.put(py, line)
+        guard(|| put(py, &self.sink, self.emitter.compaction_end(tokens_freed)))
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {

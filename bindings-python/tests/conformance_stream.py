@@ -15,7 +15,21 @@ from conformance_support import CaseError
 
 # ---- stream/ ----
 
-EXPECT_KEYS = ("frames", "violations", "skipped", "halted", "verdict", "conforms", "answer", "usage", "turns")
+EXPECT_KEYS = (
+    "frames",
+    "violations",
+    "skipped",
+    "halted",
+    "verdict",
+    "conforms",
+    "answer",
+    "usage",
+    "turns",
+    "violation_count",
+    "skipped_count",
+    "untracked_calls",
+    "turns_dropped",
+)
 NO_LINE = "<the frame carries no line number: the binding exposes none>"
 
 
@@ -29,10 +43,11 @@ def observe(case: Dict[str, Any]) -> Dict[str, Any]:
     a time and in 7-byte chunks (the outcomes must agree), and returns the outcome."""
     data = stream_input(case)
     strict, max_line = stream_options(case)
+    limits = stream_limits(case)
     exit_code = stream_exit_code(case)
-    whole = outcome([data], strict, max_line, exit_code)
+    whole = outcome([data], strict, max_line, exit_code, limits)
     for how, size in (("one byte at a time", 1), ("in 7-byte chunks", 7)):
-        other = outcome(pieces(data, size), strict, max_line, exit_code)
+        other = outcome(pieces(data, size), strict, max_line, exit_code, limits)
         same_json(f"fed {how}, the outcome (vs. fed whole)", whole, other)
     return whole
 
@@ -103,9 +118,23 @@ def stream_options(case: Dict[str, Any]) -> Tuple[bool, int]:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise CaseError("`options.max_line_length` must be an integer")
             max_line = value
-        else:
+        elif key != "limits":  # read by `stream_limits`
             raise CaseError(f"unknown option `{key}`")
     return strict, max_line
+
+
+def stream_limits(case: Dict[str, Any]) -> Optional[hep.Limits]:
+    """`options.limits` as a `hep.Limits` (`None` when absent); an unknown key or a value
+    that is no count fails the case."""
+    given = (case.get("options") or {}).get("limits")
+    if given is None:
+        return None
+    if not isinstance(given, dict):
+        raise CaseError("`options.limits` must be an object")
+    try:
+        return hep.Limits(**given)
+    except (TypeError, ValueError) as e:
+        raise CaseError(f"`options.limits`: {e}") from None
 
 
 def entries(path: str, want: List[Any], got: List[Any]) -> None:
@@ -127,10 +156,12 @@ def entries(path: str, want: List[Any], got: List[Any]) -> None:
         raise CaseError(f"`{path}` has {len(got)} entries instead of {len(want)}: {show(got)}")
 
 
-def outcome(chunks: List[bytes], strict: bool, max_line: int, exit_code: Optional[int]) -> Dict[str, Any]:
+def outcome(
+    chunks: List[bytes], strict: bool, max_line: int, exit_code: Optional[int], limits: Optional[hep.Limits] = None
+) -> Dict[str, Any]:
     """Everything a case can check, as JSON data, after feeding `chunks` to a fresh
-    `hep.Stream` and finishing it with `exit_code`."""
-    stream = hep.Stream(strict=strict, max_line_bytes=max_line)
+    `hep.Stream` (with `limits`, when given) and finishing it with `exit_code`."""
+    stream = hep.Stream(strict=strict, max_line_bytes=max_line, limits=limits)
     frames: List[Dict[str, Any]] = []
     raised: List[hep.HepError] = []
     for chunk in chunks:
@@ -167,6 +198,10 @@ def outcome(chunks: List[bytes], strict: bool, max_line: int, exit_code: Optiona
         "answer": result.answer,
         "usage": usage(result.usage),
         "turns": [turn(t) for t in result.turns],
+        "violation_count": result.violation_count,
+        "skipped_count": result.skipped_count,
+        "untracked_calls": result.untracked_calls,
+        "turns_dropped": result.turns_dropped,
     }
 
 
@@ -178,13 +213,17 @@ def turn(t: hep.Turn) -> Dict[str, Any]:
     return {
         "turn_id": t.turn_id,
         "text": t.text,
+        "text_dropped": t.text_dropped,
         "end": t.end,
         "message": t.message,
         "error": t.error,
         "stop_reason": t.stop_reason,
         "usage": usage(t.usage),
         "compactions": list(t.compactions),
+        "compactions_dropped": t.compactions_dropped,
+        "bytes_dropped": t.bytes_dropped,
         "tools": [tool(c) for c in t.tools],
+        "tools_dropped": t.tools_dropped,
     }
 
 
@@ -195,6 +234,8 @@ def tool(c: hep.ToolCall) -> Dict[str, Any]:
         "args_summary": c.args_summary,
         "status": c.status,
         "output": c.output,
+        "output_dropped": c.output_dropped,
         "result": c.result,
         "followups": [f.action for f in c.followups],
+        "followups_dropped": c.followups_dropped,
     }

@@ -119,3 +119,96 @@ async def anext_within(run: hep.AsyncRun, seconds: float = WATCHDOG) -> Any:
 LEAK_WATCHDOG = 8.0
 STDIO = ["detach", "inherit"]
 KILLED_MID_LINE = ["sh", "-c", f"printf '%s\\n' '{HEADER}' '{START}'; printf '%s' '{{\"type\":\"message_del'; kill -9 $$"]
+
+
+# ---- misbehaving children (test_faults.py) ----
+#
+# Each is an `sh -c` script: it writes its frames only once its traps are set, so a test
+# that has read a frame knows how the child will take a signal. Every wait of theirs is
+# bounded (about 30 s): a test that goes wrong fails, it never hangs.
+
+DONE = (
+    '{"type":"turn_done","turn_id":1,"message":"hi","tool_results":[],'
+    '"usage":{"input":1,"output":1,"cost":0},"stop_reason":"stop"}'
+)
+CANCELLED = '{"type":"cancelled","turn_id":1}'
+# Waits until the file $1 exists.
+_WAIT_FOR_FLAG = 'i=0; while [ ! -e "$1" ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done'
+_FOREVER = 'i=0; while [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done'
+
+
+def _lines(*lines: str) -> str:
+    return "printf '%s\\n' " + " ".join(f"'{line}'" for line in lines)
+
+
+def sh(script: str, *args: Any) -> List[str]:
+    return ["sh", "-c", script, "sh", *[str(a) for a in args]]
+
+
+def closes_stdout(flag: Path) -> List[str]:
+    """Writes a whole turn, closes stdout, waits for `flag`, writes to stderr and exits 0."""
+    return sh(
+        f"{_lines(HEADER, START, DONE)}; exec 1>&-; echo 'stdout closed' >&2; {_WAIT_FOR_FLAG}; "
+        "echo 'exiting after the flag' >&2; exit 0",
+        flag,
+    )
+
+
+# Writes the start of a turn, closes stdout and keeps running; SIGINT makes it exit 130.
+CLOSES_STDOUT_THEN_HANGS = sh(
+    f"trap 'echo got SIGINT >&2; exit 130' INT; {_lines(HEADER, START)}; exec 1>&-; {_FOREVER}; exit 3"
+)
+# Ignores SIGINT; SIGTERM makes it write `cancelled` and exit 130.
+ONLY_SIGTERM_STOPS = sh(
+    f"stop() {{ {_lines(CANCELLED)}; exit 130; }}; trap '' INT; trap stop TERM; {_lines(HEADER, START)}; {_FOREVER}; exit 3"
+)
+NO_TERMINAL = {
+    "exit 0 after agent_start": (sh(f"{_lines(HEADER, START)}; exit 0"), 0, ["unterminated_turn"]),
+    "exit 3 after agent_start": (sh(f"{_lines(HEADER, START)}; exit 3"), 3, ["unterminated_turn"]),
+    "exit 0 after the header": (sh(f"{_lines(HEADER)}; exit 0"), 0, ["no_terminal_frame"]),
+    "exit 0 without output": (sh("exit 0"), 0, ["empty_stream"]),
+}
+
+
+def escapes(pidfiles: Path, end: str) -> List[str]:
+    """Starts a background `sleep` in its group and another in a session of its own
+    (`setsid`), both holding its stdout and stderr, writes their pids to `pidfiles`.group
+    and `pidfiles`.session, writes a turn start; then `end` ("done": `turn_done`, exit 0;
+    "cancel": waits, SIGINT makes it write `cancelled` and exit 130)."""
+    escapee = 'echo $$ > "$1.tmp"; mv "$1.tmp" "$1"; exec sleep 60'
+    wait_session = 'i=0; while [ ! -e "$1.session" ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done'
+    tail = f"{_lines(DONE)}; exit 0" if end == "done" else f"{_FOREVER}; exit 3"
+    return sh(
+        f"stop() {{ {_lines(CANCELLED)}; exit 130; }}; trap stop INT; sleep 60 & echo $! > \"$1.group\"; "
+        f"setsid sh -c '{escapee}' sh \"$1.session\" & {wait_session}; {_lines(HEADER, START)}; {tail}",
+        pidfiles,
+    )
+
+
+def flood(frames: int, pad: int) -> List[str]:
+    """A Python child writing `frames` numbered deltas of `pad` bytes as fast as it can, each
+    with a line of `pad` bytes to stderr, then `turn_done` (and `stderr end` to stderr)."""
+    script = f"""
+import sys
+out, err = sys.stdout.buffer, sys.stderr.buffer
+pad = b"x" * {pad}
+out.write(b'{HEADER}\\n{START}\\n{{"type":"message_start","turn_id":1,"role":"assistant"}}\\n')
+for i in range({frames}):
+    out.write(b'{{"type":"message_delta","turn_id":1,"delta":"%08d %s"}}\\n' % (i, pad))
+    err.write(b"stderr %08d %s\\n" % (i, pad))
+err.write(b"stderr end\\n")
+out.write(b'{DONE}\\n')
+"""
+    return [PY, "-c", script]
+
+
+def exists(pid: int) -> bool:
+    """Exists at all, a zombie included: false once its parent has reaped it."""
+    return _stat(pid) is not None
+
+
+def kill_quietly(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass

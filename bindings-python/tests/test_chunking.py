@@ -21,7 +21,9 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
-from conformance_stream import outcome, stream_exit_code, stream_input, stream_options
+import hep
+
+from conformance_stream import outcome, stream_exit_code, stream_input, stream_limits, stream_options
 from conformance_support import CaseError, get_bytes, same_json
 from supervise_support import simulate
 from test_conformance import ROOT, case_files, load, relative
@@ -34,7 +36,7 @@ SINGLE_CUTS = 16
 RANDOM_SPLITS = 8
 SCENARIOS = ("chat", "tools", "error", "compaction", "stuck", "big-output", "future")
 
-Options = Tuple[bool, int]
+Options = Tuple[bool, int, Optional[hep.Limits]]
 Input = Tuple[str, bytes, Options, Optional[int]]
 
 
@@ -72,12 +74,12 @@ def splits(data: bytes, seed: int) -> Iterator[Tuple[str, List[int]]]:
 
 def check(name: str, data: bytes, options: Options, exit_code: Optional[int]) -> List[str]:
     """Feeds `data` in every split; returns a description of each split whose outcome differs."""
-    strict, max_line = options
-    whole = outcome([data], strict, max_line, exit_code)
+    strict, max_line, limits = options
+    whole = outcome([data], strict, max_line, exit_code, limits)
     failures = []
     for how, cuts in splits(data, zlib.crc32(name.encode())):
         try:
-            same_json(f"fed {how}, the outcome (vs. fed whole)", whole, outcome(cut(data, cuts), strict, max_line, exit_code))
+            same_json(f"fed {how}, the outcome (vs. fed whole)", whole, outcome(cut(data, cuts), strict, max_line, exit_code, limits))
         except CaseError as e:
             failures.append(f"{name}: {e}")
     return failures
@@ -92,11 +94,11 @@ def conformance_inputs(group: str) -> List[Input]:
         name = f"conformance/{relative(path)}"
         case = load(path)
         if group == "stream" or case.get("form") == "stream":
-            inputs.append((name, stream_input(case), stream_options(case), stream_exit_code(case)))
+            inputs.append((name, stream_input(case), (*stream_options(case), stream_limits(case)), stream_exit_code(case)))
         else:
             line = get_bytes(case, "line")
-            inputs.append((f"{name} (as a line)", line + b"\n", (False, 16 << 20), 0))
-            inputs.append((f"{name} (as a truncated tail)", line, (False, 16 << 20), None))
+            inputs.append((f"{name} (as a line)", line + b"\n", (False, 16 << 20, None), 0))
+            inputs.append((f"{name} (as a truncated tail)", line, (False, 16 << 20, None), None))
     return inputs
 
 
@@ -146,11 +148,11 @@ def test_simulated_runs_give_the_same_outcome_however_split(hep_bin: Path, scena
             whole = outcome([data], False, 16 << 20, code)
             assert whole["conforms"], f"{name}: the simulator's run does not conform: {whole['violations']} {whole['skipped']}"
             variants: List[Input] = [
-                (name, data, (False, 16 << 20), code),
-                (f"{name}, \\r\\n line ends", data.replace(b"\n", b"\r\n"), (False, 16 << 20), code),
-                (f"{name}, hostile lines", with_hostile_lines(data, seed), (False, 16 << 20), 137),
-                (f"{name}, hostile lines, 300-byte lines", with_hostile_lines(data, seed), (False, 300), None),
-                (f"{name}, hostile lines, strict", with_hostile_lines(data, seed), (True, 16 << 20), code),
+                (name, data, (False, 16 << 20, None), code),
+                (f"{name}, \\r\\n line ends", data.replace(b"\n", b"\r\n"), (False, 16 << 20, None), code),
+                (f"{name}, hostile lines", with_hostile_lines(data, seed), (False, 16 << 20, None), 137),
+                (f"{name}, hostile lines, 300-byte lines", with_hostile_lines(data, seed), (False, 300, None), None),
+                (f"{name}, hostile lines, strict", with_hostile_lines(data, seed), (True, 16 << 20, None), code),
             ]
             for variant in variants:
                 failures += check(*variant)

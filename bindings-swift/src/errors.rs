@@ -1,5 +1,6 @@
 //! `HepError`: a case per core error kind, each with its line, column, message and excerpt;
-//! `CoreError`, how the FFI throws it; and `Violation`, a breach of a consumer guarantee.
+//! `CoreError`, how the FFI throws it (or a failure of the binding itself); and `Violation`,
+//! a breach of a consumer guarantee.
 
 use hep_core::{Error, ErrorKind, Severity};
 use std::fmt;
@@ -17,21 +18,102 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
 #[allow(missing_docs)] // the fields are described above; the cases mirror `hep_core::ErrorKind`
 pub enum HepError {
-    Syntax { line: u64, column: u64, message: String, excerpt: String },
-    InvalidUtf8 { line: u64, column: u64, message: String, excerpt: String },
-    TrailingCharacters { line: u64, column: u64, message: String, excerpt: String },
-    NotAnObject { line: u64, column: u64, message: String, excerpt: String },
-    MissingField { line: u64, column: u64, message: String, excerpt: String },
-    DuplicateField { line: u64, column: u64, message: String, excerpt: String },
-    WrongType { line: u64, column: u64, message: String, excerpt: String },
-    OutOfRange { line: u64, column: u64, message: String, excerpt: String },
-    TooDeep { line: u64, column: u64, message: String, excerpt: String },
-    LineTooLong { line: u64, column: u64, message: String, excerpt: String },
-    Truncated { line: u64, column: u64, message: String, excerpt: String },
-    UnsupportedVersion { line: u64, column: u64, message: String, excerpt: String },
-    Violation { line: u64, column: u64, message: String, excerpt: String },
-    Unencodable { line: u64, column: u64, message: String, excerpt: String },
-    Io { line: u64, column: u64, message: String, excerpt: String },
+    Syntax {
+        line: u64,
+        column: u64,
+        message: String,
+        excerpt: String,
+    },
+    InvalidUtf8 {
+        line: u64,
+        column: u64,
+        message: String,
+        excerpt: String,
+    },
+    TrailingCharacters {
+        line: u64,
+        column: u64,
+        message: String,
+        excerpt: String,
+    },
+    NotAnObject {
+        line: u64,
+        column: u64,
+        message: String,
+        excerpt: String,
+    },
+    MissingField {
+        line: u64,
+        column: u64,
+        message: String,
+        excerpt: String,
+    },
+    DuplicateField {
+        line: u64,
+        column: u64,
+        message: String,
+        excerpt: String,
+    },
+    WrongType {
+        line: u64,
+        column: u64,
+        message: String,
+        excerpt: String,
+    },
+    OutOfRange {
+        line: u64,
+        column: u64,
+        message: String,
+        excerpt: String,
+    },
+    TooDeep {
+        line: u64,
+        column: u64,
+        message: String,
+        excerpt: String,
+    },
+    LineTooLong {
+        line: u64,
+        column: u64,
+        message: String,
+        excerpt: String,
+    },
+    Truncated {
+        line: u64,
+        column: u64,
+        message: String,
+        excerpt: String,
+    },
+    UnsupportedVersion {
+        line: u64,
+        column: u64,
+        message: String,
+        excerpt: String,
+    },
+    Violation {
+        line: u64,
+        column: u64,
+        message: String,
+        excerpt: String,
+    },
+    Unencodable {
+        line: u64,
+        column: u64,
+        message: String,
+        excerpt: String,
+    },
+    Io {
+        line: u64,
+        column: u64,
+        message: String,
+        excerpt: String,
+    },
+    /// A bug of the binding (a panic inside a call): how the Swift layer
+    /// (`rethrowingHepError`) rethrows [`CoreError::Internal`], so that a caller catches one
+    /// error type. Its kind is `internal`; it has no line, column or excerpt.
+    Internal {
+        message: String,
+    },
 }
 
 impl From<&Error> for HepError {
@@ -81,7 +163,8 @@ impl HepError {
             | Self::UnsupportedVersion { message, .. }
             | Self::Violation { message, .. }
             | Self::Unencodable { message, .. }
-            | Self::Io { message, .. } => message,
+            | Self::Io { message, .. }
+            | Self::Internal { message } => message,
         }
     }
 }
@@ -94,13 +177,20 @@ impl fmt::Display for HepError {
 
 impl std::error::Error for HepError {}
 
-/// What the FFI functions throw: always a [`HepError`], which the Swift layer rethrows as is.
+/// What the FFI functions throw: a [`HepError`], which the Swift layer rethrows as is, or
+/// (never expected) a failure of the binding itself, `CoreError.Internal(message:)`, which
+/// the Swift layer rethrows as `HepError.internal(message:)`.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Error)]
 pub enum CoreError {
     /// The error.
     Failed {
         /// The error.
         error: HepError,
+    },
+    /// A bug of the binding: a panic inside the call (`crate::guard`).
+    Internal {
+        /// `hep internal error: ` and the panic's message.
+        message: String,
     },
 }
 
@@ -118,8 +208,10 @@ impl From<HepError> for CoreError {
 
 impl fmt::Display for CoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Self::Failed { error } = self;
-        error.fmt(f)
+        match self {
+            Self::Failed { error } => error.fmt(f),
+            Self::Internal { message } => f.write_str(message),
+        }
     }
 }
 

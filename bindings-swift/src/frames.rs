@@ -171,4 +171,5 @@ pub struct ToolCall {
     pub result: Option<String>,
     pub last_liveness: Option<Liveness>,
     pub followups: Vec<Liveness>,
+    pub followups_dropped: u64,
 }

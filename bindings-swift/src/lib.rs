@@ -11,6 +11,8 @@ uniffi::setup_scaffolding!("hep");
 pub mod batch;
 pub mod errors;
 pub mod frames;
+mod guard;
+pub mod limits;
 pub mod result;
 pub mod stream;
 pub mod support;

@@ -27,8 +27,15 @@ pub struct Turn {
     pub stop_reason: Option<String>,
     /// `turn_error.error`.
     pub error: Option<String>,
-    /// `tokens_freed` of each compaction that ended in this round.
+    /// `tokens_freed` of each compaction that ended in this round (the first ones, up to
+    /// the per-turn cap).
     pub compactions: Vec<u64>,
+    /// Compactions of this round beyond the kept ones.
+    pub compactions_dropped: u64,
+    /// Bytes of this round's other text (tool ids, names and arguments, results, liveness
+    /// reports, message, stop reason, error) not kept because the round alone held the
+    /// reducer's byte budget.
+    pub bytes_dropped: u64,
 }
 
 impl From<hep_core::run::Turn> for Turn {
@@ -45,6 +52,8 @@ impl From<hep_core::run::Turn> for Turn {
             stop_reason: t.stop_reason,
             error: t.error,
             compactions: t.compactions,
+            compactions_dropped: t.compactions_dropped,
+            bytes_dropped: t.bytes_dropped,
         }
     }
 }
@@ -92,6 +101,9 @@ pub struct RunResult {
     pub skipped: Vec<HepError>,
     /// Total skipped lines, including those not kept.
     pub skipped_count: u64,
+    /// `tool_start`s whose id was not remembered because their round already held
+    /// `maxTrackedCalls` ids (in such a round, `unknown_tool_call` is not reported).
+    pub untracked_calls: u64,
     /// The end of the child's stderr (its last `STDERR_TAIL_BYTES`, a character cut at the
     /// start shown as U+FFFD) when the run was a supervised process; `nil` for a stream.
     pub stderr_tail: Option<String>,
@@ -121,6 +133,7 @@ impl From<hep_core::RunResult> for RunResult {
             violation_count: r.violation_count,
             skipped: r.skipped.into_iter().map(HepError::from).collect(),
             skipped_count: r.skipped_count,
+            untracked_calls: r.untracked_calls,
             stderr_tail: None,
         }
     }

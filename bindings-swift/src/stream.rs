@@ -2,6 +2,8 @@
 
 use crate::batch::FrameBatch;
 use crate::errors::{CoreError, HepError, Violation};
+use crate::guard::guard;
+use crate::limits::CoreLimits;
 use crate::result::RunResult;
 use crate::support::CoreTail;
 use hep_core::{Event, Frame, Stream, StreamOptions};
@@ -10,15 +12,16 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 /// One line (a trailing `\n` or `\r\n` is ignored) to its frame (Swift: `parseLine(_:)`).
 #[uniffi::export]
 pub fn decode_line(line: &[u8]) -> Result<Frame, CoreError> {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    Ok(hep_core::decode(line)?)
+    guard(|| {
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        Ok(hep_core::decode(line.strip_suffix(b"\r").unwrap_or(line))?)
+    })
 }
 
 /// The exact line the reference emitter writes for `frame`, no newline (Swift: `encode(_:)`).
 #[uniffi::export]
 pub fn encode_frame(frame: Frame) -> Result<String, CoreError> {
-    Ok(hep_core::encode(&frame)?)
+    guard(|| Ok(hep_core::encode(&frame)?))
 }
 
 /// What the stream has seen besides frames.
@@ -96,12 +99,16 @@ fn push_capped<T>(list: &mut Vec<T>, item: T, cap: usize) {
 #[uniffi::export]
 impl CoreStream {
     /// A stream; `strict` stops at the first error-severity violation or skipped line,
-    /// `max_line_bytes` overrides the longest accepted line (default 16 MiB).
-    #[uniffi::constructor(default(strict = false, max_line_bytes = None))]
-    pub fn new(strict: bool, max_line_bytes: Option<u64>) -> Arc<Self> {
+    /// `max_line_bytes` overrides the longest accepted line (default 16 MiB), `limits` what
+    /// the stream keeps (default: the core's).
+    #[uniffi::constructor(default(strict = false, max_line_bytes = None, limits = None))]
+    pub fn new(strict: bool, max_line_bytes: Option<u64>, limits: Option<CoreLimits>) -> Arc<Self> {
         let mut options = StreamOptions { strict, ..StreamOptions::default() };
         if let Some(max) = max_line_bytes {
             options.max_line_length = usize::try_from(max).unwrap_or(usize::MAX);
+        }
+        if let Some(limits) = limits {
+            options.limits = limits.into();
         }
         let max_reports = options.limits.max_reports;
         let state = State::Reading(Box::new(Stream::new(options)));
@@ -111,13 +118,13 @@ impl CoreStream {
     /// Feeds bytes; returns the frames they complete, with their line numbers and lines.
     /// Throws the error that halts the stream.
     pub fn feed(&self, data: &[u8]) -> Result<Arc<FrameBatch>, CoreError> {
-        self.run(Some(data))
+        guard(|| self.run(Some(data)))
     }
 
     /// Marks the end of input; a partial last line is reported as skipped (`truncated`).
     /// Returns the frames it completes (none in HEP v1's framing).
     pub fn end_input(&self) -> Result<Arc<FrameBatch>, CoreError> {
-        self.run(None)
+        guard(|| self.run(None))
     }
 
     /// Ends the stream and returns the run's result for the harness's exit code, with the

@@ -3,6 +3,7 @@
 //! the liveness actions.
 
 use crate::errors::CoreError;
+use crate::guard::guard;
 use hep_core::supervise::{self, Tail};
 use hep_core::{ArgsMode, LivenessAction};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -109,7 +110,7 @@ pub fn count_utf16_units(text: String) -> u64 {
 /// The `args_summary` the writer gives `args` (the JSON text of an object) in `mode`.
 #[uniffi::export]
 pub fn render_tool_args(args: String, mode: ArgsMode) -> Result<String, CoreError> {
-    Ok(hep_core::bounds::render_args(&hep_core::parse_args(&args)?, mode))
+    guard(|| Ok(hep_core::bounds::render_args(&hep_core::parse_args(&args)?, mode)))
 }
 
 /// The action named `name` (`"heartbeat"`, `"cancel_retry"`, ...), if v1 defines it.

@@ -2,6 +2,7 @@
 //! Swift's `Writer`, which writes the lines it returns to a `FileHandle` or a closure.
 
 use crate::errors::CoreError;
+use crate::guard::guard;
 use hep_core::writer::{Emitter, ToolOutcome};
 use hep_core::{ArgsMode, LivenessAction, ToolResult, Usage};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -36,12 +37,12 @@ impl CoreWriter {
 
     /// `hep_header`, once; later calls emit nothing.
     pub fn header(&self, fah: String, session: String) -> Line {
-        Ok(self.emitter().header(&fah, &session)?)
+        guard(|| Ok(self.emitter().header(&fah, &session)?))
     }
 
     /// `agent_start`: only the first call emits; it opens a turn.
     pub fn agent_start(&self) -> Line {
-        Ok(self.emitter().agent_start()?)
+        guard(|| Ok(self.emitter().agent_start()?))
     }
 
     /// Opens a turn if none is open; emits nothing.
@@ -51,23 +52,22 @@ impl CoreWriter {
 
     /// `message_start`, emitted only for `role == "assistant"`.
     pub fn message_start(&self, role: String) -> Line {
-        Ok(self.emitter().message_start(&role)?)
+        guard(|| Ok(self.emitter().message_start(&role)?))
     }
 
     /// `message_delta` with a chunk of assistant text.
     pub fn message_delta(&self, delta: String) -> Line {
-        Ok(self.emitter().message_delta(&delta)?)
+        guard(|| Ok(self.emitter().message_delta(&delta)?))
     }
 
     /// `tool_start`; `args` is the JSON text of the argument object (its key order kept).
     pub fn tool_start(&self, id: String, name: String, args: String) -> Line {
-        let args = hep_core::parse_args(&args)?;
-        Ok(self.emitter().tool_start(&id, &name, &args)?)
+        guard(|| Ok(self.emitter().tool_start(&id, &name, &hep_core::parse_args(&args)?)?))
     }
 
     /// `tool_delta`; an empty `update` emits nothing.
     pub fn tool_delta(&self, id: String, update: String) -> Line {
-        Ok(self.emitter().tool_delta(&id, &update)?)
+        guard(|| Ok(self.emitter().tool_delta(&id, &update)?))
     }
 
     /// `tool_liveness`; an empty `detail` is omitted.
@@ -80,33 +80,37 @@ impl CoreWriter {
         output_bytes: Option<u64>,
         detail: Option<String>,
     ) -> Line {
-        Ok(self.emitter().liveness(&id, &name, action, elapsed_ms, output_bytes, detail.as_deref())?)
+        guard(|| Ok(self.emitter().liveness(&id, &name, action, elapsed_ms, output_bytes, detail.as_deref())?))
     }
 
     /// `turn_done` for the open turn (result texts capped at 2000 UTF-16 units); closes it.
     pub fn turn_done(&self, message: String, tool_results: Vec<ToolResult>, usage: Usage, stop_reason: String) -> Line {
-        let outcomes: Vec<ToolOutcome<'_>> =
-            tool_results.iter().map(|r| ToolOutcome { id: &r.id, name: &r.name, ok: r.ok, text: &r.text }).collect();
-        Ok(self.emitter().turn_done(&message, &outcomes, usage, &stop_reason)?)
+        guard(|| {
+            let outcomes: Vec<ToolOutcome<'_>> = tool_results
+                .iter()
+                .map(|r| ToolOutcome { id: &r.id, name: &r.name, ok: r.ok, text: &r.text })
+                .collect();
+            Ok(self.emitter().turn_done(&message, &outcomes, usage, &stop_reason)?)
+        })
     }
 
     /// `turn_error` for the open turn; closes it.
     pub fn turn_error(&self, error: String, fatal: bool) -> Line {
-        Ok(self.emitter().turn_error(&error, fatal)?)
+        guard(|| Ok(self.emitter().turn_error(&error, fatal)?))
     }
 
     /// `cancelled` for the open turn; closes it.
     pub fn cancelled(&self) -> Line {
-        Ok(self.emitter().cancelled()?)
+        guard(|| Ok(self.emitter().cancelled()?))
     }
 
     /// `compaction_start`: the open turn's id, or the next one.
     pub fn compaction_start(&self) -> Line {
-        Ok(self.emitter().compaction_start()?)
+        guard(|| Ok(self.emitter().compaction_start()?))
     }
 
     /// `compaction_end`: the open id (or the last allocated one); leaves the turn open.
     pub fn compaction_end(&self, tokens_freed: u64) -> Line {
-        Ok(self.emitter().compaction_end(tokens_freed)?)
+        guard(|| Ok(self.emitter().compaction_end(tokens_freed)?))
     }
 }

@@ -46,7 +46,7 @@ class Mirror {
   show(frame) {
     switch (frame.type) {
       case 'hep_header':
-        this.line(`● HEP ${frame.hep} · fa ${sanitize(frame.fah)} · session ${sanitize(frame.session)}`);
+        this.line(`● HEP ${sanitize(frame.hep)} · fa ${sanitize(frame.fah)} · session ${sanitize(frame.session)}`);
         break;
       case 'message_start':
         this.line(`── turn ${frame.turn_id} ──`);
@@ -126,7 +126,7 @@ async function main(argv) {
 
   // START verdict
   console.log('── summary ──');
-  console.log(`verdict     ${result.verdict} — ${result.reasons.join('; ')}`);
+  console.log(`verdict     ${result.verdict} — ${sanitize(result.reasons.join('; '))}`);
   console.log(`answer      ${result.answer != null ? sanitize(result.answer) : '(none)'}`);
   const { input, output, cost } = result.usage;
   console.log(`usage       ${input} in / ${output} out · $${cost.toFixed(6)}`);

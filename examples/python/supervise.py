@@ -58,8 +58,8 @@ class Mirror:
 
     def show(self, frame: hep.Frame) -> None:
         match frame:
-            case hep.HepHeader(fah=fah, session=session):
-                self.line(f"● HEP {frame.hep} · fa {hep.sanitize(fah)} · session {hep.sanitize(session)}")
+            case hep.HepHeader(hep=version, fah=fah, session=session):
+                self.line(f"● HEP {hep.sanitize(version)} · fa {hep.sanitize(fah)} · session {hep.sanitize(session)}")
             case hep.MessageStart(turn_id=turn_id):
                 self.line(f"── turn {turn_id} ──")
             case hep.MessageDelta(delta=text) if text:
@@ -68,7 +68,7 @@ class Mirror:
             case hep.ToolStart(name=name, args_summary=args):
                 self.line(f"  ⚙ {hep.sanitize(name)}({hep.sanitize(args)})")
             case hep.ToolDelta(update=update):
-                for text in update.splitlines():
+                for text in update.removesuffix("\n").split("\n"):
                     self.line(f"  │ {hep.sanitize(text)}")
             case hep.ToolLiveness(name=name, action="heartbeat", elapsed_ms=ms, detail=detail):
                 note = f" · {hep.sanitize(detail)}" if detail else ""
@@ -119,7 +119,7 @@ def main(argv: List[str]) -> int:
 
     # START verdict
     print("── summary ──")
-    print(f"verdict     {result.verdict} — {'; '.join(result.reasons)}")
+    print(f"verdict     {result.verdict} — {hep.sanitize('; '.join(result.reasons))}")
     print(f"answer      {hep.sanitize(result.answer) if result.answer is not None else '(none)'}")
     usage = result.usage
     print(f"usage       {usage.input} in / {usage.output} out · ${usage.cost:.6f}")

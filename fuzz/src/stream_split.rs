@@ -72,6 +72,7 @@ impl<'a> Case<'a> {
                 max_followups: h.small(4),
                 max_reports: h.small(4),
                 max_retained_bytes: h.small(128),
+                ..Limits::default()
             }
         } else {
             Limits::default()

@@ -3,6 +3,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Supervise, lint and simulate HEP v1 streams (the Harness Event Protocol).
 #[derive(Debug, Parser)]
@@ -26,8 +27,8 @@ pub(crate) enum Command {
     /// Supervise a HEP-emitting command and mirror its progress live.
     ///
     /// With no command, watches the built-in simulator (`hep simulate --scenario tools`).
-    /// Ctrl-C cancels the child: SIGINT, then SIGTERM and SIGKILL after grace periods,
-    /// sent to its whole process group. The exit code mirrors the child's.
+    /// Ctrl-C (or `--timeout`) cancels the child: SIGINT, then SIGTERM and SIGKILL after
+    /// grace periods, sent to its whole process group. The exit code mirrors the child's.
     Watch(Watch),
     /// Lint a saved stream: every violation with its line, then the verdict.
     ///
@@ -55,9 +56,19 @@ pub(crate) struct Watch {
     /// Stop at the first protocol error instead of reporting and carrying on.
     #[arg(long)]
     pub(crate) strict: bool,
+    /// Cancel the child, as Ctrl-C does, if it still runs after this many seconds.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
+    pub(crate) timeout: Option<Duration>,
     /// The command to supervise, after `--`.
     #[arg(last = true)]
     pub(crate) command: Vec<OsString>,
+}
+
+/// A duration given in seconds, such as `30` or `0.5`.
+fn seconds(text: &str) -> Result<Duration, String> {
+    let value: f64 = text.parse().map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    Duration::try_from_secs_f64(value)
+        .map_err(|_| format!("`{text}` is not a duration: give seconds >= 0, such as 30 or 0.5"))
 }
 
 #[derive(Debug, Args)]
@@ -86,6 +97,9 @@ pub(crate) struct Check {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub(crate) format: Format,
+    /// Cancel the emitter, as Ctrl-C does, if it still runs after this many seconds.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
+    pub(crate) timeout: Option<Duration>,
     /// The emitter to run, after `--`.
     #[arg(last = true, required = true)]
     pub(crate) command: Vec<OsString>,

@@ -3,7 +3,7 @@
 use crate::args::{Check, Format};
 use crate::report;
 use crate::style::Style;
-use crate::supervise::{Update, supervise};
+use crate::supervise::{Update, supervise_within};
 use crate::watch::command_for;
 use hep_core::StreamOptions;
 
@@ -12,10 +12,10 @@ pub(crate) fn run(args: &Check, style: Style) -> i32 {
     let options = StreamOptions { strict: args.strict, ..StreamOptions::default() };
     let text = args.format == Format::Text;
     let outcome = command_for(&args.command).and_then(|command| {
-        supervise(command, options, |update| {
-            if let (true, Update::Event(event)) = (text, update) {
-                report::finding(&event, style);
-            }
+        supervise_within(command, options, args.timeout, |update| match (text, update) {
+            (true, Update::Event(event)) => report::finding(&event, style),
+            (true, Update::TimedOut(limit)) => crate::say(format!("timed out after {} s", limit.as_secs_f64())),
+            _ => {}
         })
     });
     match outcome {

@@ -1,9 +1,11 @@
 //! `hep encode`: frames as JSON objects in, their exact canonical bytes out.
 
+use hep_core::display::sanitize;
 use std::io::{self, BufRead, Write};
 
 /// Reads stdin line by line; prints each frame canonically. Errors name the line and go to
-/// stderr; the other lines are still printed. Exit 1 if any line failed.
+/// stderr (the input they quote sanitised); the other lines are still printed. Exit 1 if
+/// any line failed.
 pub(crate) fn run() -> i32 {
     let mut input = io::stdin().lock();
     let mut out = io::stdout().lock();
@@ -29,7 +31,7 @@ pub(crate) fn run() -> i32 {
             }
             Err(e) => {
                 failed = true;
-                eprintln!("hep encode: {}", e.at_line(number));
+                eprintln!("hep encode: {}", sanitize(&e.at_line(number).to_string()));
             }
         }
     }

@@ -5,6 +5,7 @@ use crate::render::Renderer;
 use crate::report;
 use crate::style::Style;
 use crate::supervise::read_stream;
+use hep_core::display::sanitize;
 use hep_core::{Event, RunResult, Stream, StreamOptions};
 use std::fs::File;
 use std::io::{self, Read};
@@ -28,8 +29,9 @@ fn read(
     Ok(stream.finish(exit_code))
 }
 
+/// The input's name for messages (a file name may hold terminal escapes too).
 fn name(path: Option<&Path>) -> String {
-    path.map_or_else(|| "stdin".into(), |p| p.display().to_string())
+    path.map_or_else(|| "stdin".into(), |p| sanitize(&p.display().to_string()).into_owned())
 }
 
 /// Runs `hep validate`: 0 when the stream conforms, 1 when not, 2 when it cannot be read.

@@ -195,6 +195,15 @@ impl<W: Write> Renderer<W> {
                 }
             }
         }
+        let past_caps = [
+            (result.run.turns_dropped, "older turns not kept"),
+            (result.untracked_calls, "tool call ids not remembered (unknown_tool_call unchecked)"),
+        ];
+        let past_caps: Vec<String> =
+            past_caps.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")).collect();
+        if !past_caps.is_empty() {
+            self.line(&format!("limits      {}", past_caps.join(" · ")))?;
+        }
         if let Some(tail) = stderr_tail.filter(|t| !t.trim().is_empty()) {
             self.line("stderr (tail)")?;
             for piece in tail.lines().rev().take(10).collect::<Vec<_>>().into_iter().rev() {

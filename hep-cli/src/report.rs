@@ -1,11 +1,11 @@
 //! The findings of `validate` and `check`: violations and skipped lines as they are found,
-//! the closing verdict, and the JSON report.
+//! the closing verdict, and the JSON report. Stream text is sanitised before it is printed.
 
 use crate::say;
 use crate::style::Style;
-use hep_core::display::sanitize;
+use hep_core::display::{sanitize, sanitize_json};
 use hep_core::{Event, RunResult, Severity};
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// Prints a violation, skipped line or halt the moment it is found (frames print nothing).
 pub(crate) fn finding(event: &Event, style: Style) {
@@ -60,5 +60,11 @@ pub(crate) fn json(result: &RunResult) {
         "violations": violations,
         "skipped": skipped,
     });
-    say(serde_json::to_string_pretty(&report).unwrap_or_default());
+    print_json(&report);
+}
+
+/// Prints `value` as pretty JSON with the terminal-driving characters of its strings
+/// written as `\u` escapes (the same value, safe on a terminal).
+pub(crate) fn print_json(value: &Value) {
+    say(sanitize_json(&serde_json::to_string_pretty(value).unwrap_or_default()));
 }

@@ -1,6 +1,7 @@
 //! Running a HEP emitter as a child: its stdout read live into a core [`Stream`], its
-//! stderr kept as a bounded tail, Ctrl-C turned into the core's cancel policy (SIGINT,
-//! then SIGTERM, then SIGKILL, to the child's whole process group), and no orphan left.
+//! stderr kept as a bounded tail, Ctrl-C or a timeout turned into the core's cancel policy
+//! (SIGINT, then SIGTERM, then SIGKILL, to the child's whole process group), and no orphan
+//! left in that group.
 
 use hep_core::supervise::{INTERRUPT_GRACE, TERMINATE_GRACE, Tail, exit_code_for_signal};
 use hep_core::{Event, RunResult, Stream, StreamOptions};
@@ -9,16 +10,23 @@ use nix::unistd::Pid;
 use std::io::{self, Read};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::thread::{self, JoinHandle};
+use std::sync::{Arc, Mutex};
+use std::thread;
 use std::time::{Duration, Instant};
+
+/// How often the supervisor looks at the child, the clock and the cancel request.
+const TICK: Duration = Duration::from_millis(50);
+/// Chunks of stdout read ahead of the stream (64 KiB each): past that, the child waits.
+const READ_AHEAD: usize = 16;
 
 /// What the supervisor reports while the child runs.
 pub(crate) enum Update {
     /// An event of the stream, the moment its line is complete.
     Event(Event),
+    /// The timeout ran out while the child was running: the cancel escalation starts.
+    TimedOut(Duration),
     /// A cancel signal was sent to the child's process group.
     Signalled(&'static str),
 }
@@ -31,6 +39,8 @@ pub(crate) struct Outcome {
     pub(crate) exit_code: i32,
     /// The end of the child's stderr.
     pub(crate) stderr: Tail,
+    /// Whether the timeout ran out and cancelled the child.
+    pub(crate) timed_out: bool,
 }
 
 /// Kills the child's process group if the supervisor leaves early, so nothing is orphaned.
@@ -91,10 +101,16 @@ impl Cancel {
 }
 
 /// Runs `command`, reading its stdout live into a stream with `options`; `on` sees every
-/// update. SIGINT and SIGTERM sent to this process start the cancel escalation.
-pub(crate) fn supervise(
+/// update. SIGINT and SIGTERM sent to this process, or `timeout` running out while the
+/// child runs, start the cancel escalation.
+///
+/// When the child exits, its group is killed; its stdout and stderr are then read to
+/// their end, for at most [`TERMINATE_GRACE`] more: a process that left the group
+/// (`setsid`) and holds them open cannot keep the supervisor waiting.
+pub(crate) fn supervise_within(
     mut command: Command,
     options: StreamOptions,
+    timeout: Option<Duration>,
     mut on: impl FnMut(Update),
 ) -> io::Result<Outcome> {
     let cancel_requested = Arc::new(AtomicBool::new(false));
@@ -107,17 +123,32 @@ pub(crate) fn supervise(
     let stderr = child.stderr.take().ok_or_else(|| io::Error::other("the child has no stderr"))?;
     let mut group = Group { child, reaped: None };
 
-    let (send, receive) = mpsc::channel();
-    let reader = thread::spawn(move || read_stream(stdout, Stream::new(options), |event| send.send(event).is_ok()));
-    let tail = thread::spawn(move || read_tail(stderr));
+    let (send, receive) = mpsc::sync_channel(READ_AHEAD);
+    let reader = thread::spawn(move || read_chunks(stdout, |chunk| send.send(chunk).is_ok()));
+    let tail = Arc::new(Mutex::new(Tail::default()));
+    let tail_reader = {
+        let tail = Arc::clone(&tail);
+        thread::spawn(move || read_tail(stderr, &tail))
+    };
 
+    let mut stream = Stream::new(options);
+    let deadline = timeout.map(|t| Instant::now() + t);
+    let mut timed_out = false;
+    let mut drain_until = None;
     let mut cancel = Cancel::new();
     let mut stdout_open = true;
-    while stdout_open || group.reaped.is_none() {
-        match receive.recv_timeout(Duration::from_millis(50)) {
-            Ok(event) => on(Update::Event(event)),
-            Err(RecvTimeoutError::Disconnected) => stdout_open = false,
-            Err(RecvTimeoutError::Timeout) => {}
+    while stdout_open || !tail_reader.is_finished() || group.reaped.is_none() {
+        if drain_until.is_some_and(|until| Instant::now() >= until) {
+            break;
+        }
+        if stdout_open {
+            match receive.recv_timeout(TICK) {
+                Ok(chunk) => stream.feed_with(&chunk, |event| on(Update::Event(event))),
+                Err(RecvTimeoutError::Disconnected) => stdout_open = false,
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+        } else {
+            thread::sleep(TICK);
         }
         if group.reaped.is_none() {
             group.reaped = group.child.try_wait()?;
@@ -125,21 +156,51 @@ pub(crate) fn supervise(
                 // The child is gone; whatever it left in its group would be an orphan
                 // (and may hold its stdout open).
                 group.signal(Signal::SIGKILL);
+                drain_until = Some(Instant::now() + TERMINATE_GRACE);
+            } else if let (Some(limit), Some(at), false) = (timeout, deadline, timed_out) {
+                if Instant::now() >= at {
+                    timed_out = true;
+                    on(Update::TimedOut(limit));
+                }
             }
         }
-        if let Some(name) = cancel.tick(cancel_requested.load(Ordering::SeqCst), &group) {
+        let requested = timed_out || cancel_requested.load(Ordering::SeqCst);
+        if let Some(name) = cancel.tick(requested, &group) {
             on(Update::Signalled(name));
         }
     }
     let status = group.reaped.unwrap_or_default();
     let exit_code = status.code().or_else(|| status.signal().map(exit_code_for_signal)).unwrap_or(1);
-    let stream = join(reader)?;
-    let stderr = join(tail)?;
-    Ok(Outcome { result: stream.finish(Some(exit_code)), exit_code, stderr })
+    // Chunks read before the end (all of them, when stdout was closed).
+    while let Ok(chunk) = receive.try_recv() {
+        stream.feed_with(&chunk, |event| on(Update::Event(event)));
+    }
+    if !stdout_open {
+        reader.join().map_err(|_| io::Error::other("the stdout reader panicked"))??;
+    }
+    for event in stream.end_input() {
+        on(Update::Event(event));
+    }
+    let stderr = tail.lock().map_err(|_| io::Error::other("the stderr reader panicked"))?.clone();
+    Ok(Outcome { result: stream.finish(Some(exit_code)), exit_code, stderr, timed_out })
 }
 
-fn join<T>(handle: JoinHandle<io::Result<T>>) -> io::Result<T> {
-    handle.join().map_err(|_| io::Error::other("a reader thread panicked"))?
+/// Hands every chunk `from` yields to `send`, as soon as it is read; stops at the end, or
+/// when `send` says nobody listens.
+fn read_chunks(mut from: impl Read, mut send: impl FnMut(Vec<u8>) -> bool) -> io::Result<()> {
+    let mut buf = vec![0; 64 << 10];
+    loop {
+        match from.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => {
+                if !send(buf.get(..n).unwrap_or_default().to_vec()) {
+                    return Ok(());
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// Feeds everything `from` yields into `stream`, handing each event to `send` as soon as
@@ -170,15 +231,18 @@ pub(crate) fn read_stream(
     Ok(stream)
 }
 
-fn read_tail(mut from: impl Read) -> io::Result<Tail> {
-    let mut tail = Tail::default();
+/// Keeps the end of what `from` yields in `tail`, until its end (or a read error, the end too).
+fn read_tail(mut from: impl Read, tail: &Mutex<Tail>) {
     let mut buf = [0; 8192];
     loop {
         match from.read(&mut buf) {
-            Ok(0) => return Ok(tail),
-            Ok(n) => tail.push(buf.get(..n).unwrap_or_default()),
+            Ok(0) => return,
+            Ok(n) => match tail.lock() {
+                Ok(mut tail) => tail.push(buf.get(..n).unwrap_or_default()),
+                Err(_) => return,
+            },
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(_) => return,
         }
     }
 }

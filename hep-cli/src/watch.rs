@@ -3,7 +3,7 @@
 use crate::args::Watch;
 use crate::render::Renderer;
 use crate::style::Style;
-use crate::supervise::{Update, supervise};
+use crate::supervise::{Update, supervise_within};
 use hep_core::StreamOptions;
 use std::io;
 use std::process::Command;
@@ -29,13 +29,14 @@ pub(crate) fn run(args: &Watch, style: Style) -> i32 {
     let options = StreamOptions { strict: args.strict, ..StreamOptions::default() };
     let outcome = command_for(&args.command).and_then(|command| {
         if args.json {
-            return supervise(command, options, |_| {});
+            return supervise_within(command, options, args.timeout, |_| {});
         }
         let mut view = Renderer::new(io::stdout().lock(), style, true);
         // A closed stdout must not stop the supervision: drawing errors are dropped.
-        let outcome = supervise(command, options, |update| {
+        let outcome = supervise_within(command, options, args.timeout, |update| {
             let _ = match update {
                 Update::Event(event) => view.event(&event),
+                Update::TimedOut(limit) => view.note(&format!("timed out after {} s", limit.as_secs_f64())),
                 Update::Signalled(name) => view.note(&format!("cancelling: sent {name} to the child's process group")),
             };
         })?;
@@ -48,8 +49,9 @@ pub(crate) fn run(args: &Watch, style: Style) -> i32 {
                 let mut json = serde_json::to_value(&outcome.result).unwrap_or_default();
                 if let Some(object) = json.as_object_mut() {
                     object.insert("stderr_tail".into(), outcome.stderr.text().into());
+                    object.insert("timed_out".into(), outcome.timed_out.into());
                 }
-                crate::say(serde_json::to_string_pretty(&json).unwrap_or_default());
+                crate::report::print_json(&json);
             }
             outcome.exit_code
         }

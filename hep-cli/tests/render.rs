@@ -147,3 +147,26 @@ fn watch_neutralises_the_childs_stderr_tail() {
     assert!(text.contains(r"oops \x1b[31mred\x07 \u{202e}rlo"), "{text}");
     assert_neutralised("watch stderr tail", &out.stdout);
 }
+
+#[test]
+fn the_summary_names_the_caps_a_long_run_went_past() {
+    let mut stream = format!("{HEADER}\n{AGENT_START}\n");
+    for id in 0..4100 {
+        stream.push_str(&format!(
+            "{{\"type\":\"tool_start\",\"turn_id\":1,\"id\":\"c{id}\",\"name\":\"sh\",\"args_summary\":\"\"}}\n"
+        ));
+    }
+    for id in 1..=1002 {
+        stream.push_str(&format!(
+            "{{\"type\":\"turn_done\",\"turn_id\":{id},\"message\":\"m\",\"tool_results\":[],\"usage\":{{\"input\":1,\"output\":1,\"cost\":0.0}},\"stop_reason\":\"stop\"}}\n"
+        ));
+    }
+    let out = run_hep(&["cat", "--color", "never"], stream.as_bytes());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = out.text();
+    let limits = text.lines().find(|l| l.starts_with("limits ")).unwrap_or_else(|| panic!("no limits line: {text}"));
+    assert!(limits.contains("2 older turns not kept"), "{limits}");
+    assert!(limits.contains("4 tool call ids not remembered"), "{limits}");
+    let short = run_hep(&["cat", "--color", "never"], format!("{HEADER}\n{AGENT_START}\n").as_bytes());
+    assert!(!short.text().contains("limits "), "no limits line when nothing went past a cap: {}", short.text());
+}

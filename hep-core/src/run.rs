@@ -18,12 +18,23 @@ pub struct Limits {
     pub max_tool_output_bytes: usize,
     /// Tool calls kept per turn.
     pub max_tools_per_turn: usize,
-    /// Stuck-call follow-ups kept per tool call.
+    /// Stuck-call follow-ups kept per tool call (later ones are counted in
+    /// [`ToolCall::followups_dropped`]).
     pub max_followups: usize,
+    /// Compactions kept per turn in [`Turn::compactions`] (later ones are counted in
+    /// [`Turn::compactions_dropped`]; the run's totals count them all).
+    pub max_compactions_per_turn: usize,
+    /// Tool-call ids the validator remembers per round for its `unknown_tool_call` check;
+    /// `tool_start`s past it are counted in
+    /// [`RunResult::untracked_calls`](crate::verdict::RunResult::untracked_calls).
+    pub max_tracked_calls: usize,
     /// Violations and skipped lines kept (each list; later ones are counted only).
     pub max_reports: usize,
-    /// Text bytes kept over all turns (assistant text, messages, tool arguments, output and
-    /// results); past it the oldest turns are dropped, the current one always kept.
+    /// Text bytes kept over all turns (assistant text, messages, tool ids, names, arguments,
+    /// output, results and liveness reports); past it the oldest turns are dropped. The
+    /// current turn is always kept, and its own text is cut at this many bytes (counted in
+    /// [`Turn::text_dropped`], [`ToolCall::output_dropped`], [`Turn::bytes_dropped`], and
+    /// [`Turn::tools_dropped`] or [`ToolCall::followups_dropped`] for what is left out whole).
     pub max_retained_bytes: usize,
 }
 
@@ -35,6 +46,8 @@ impl Default for Limits {
             max_tool_output_bytes: 64 << 10,
             max_tools_per_turn: 1000,
             max_followups: 32,
+            max_compactions_per_turn: 1000,
+            max_tracked_calls: 4096,
             max_reports: 1000,
             max_retained_bytes: 64 << 20,
         }
@@ -96,8 +109,11 @@ pub struct ToolCall {
     pub result: Option<String>,
     /// The latest liveness report of any kind.
     pub last_liveness: Option<Liveness>,
-    /// Stuck-call follow-ups (every action but `heartbeat`), oldest first.
+    /// Stuck-call follow-ups (every action but `heartbeat`), oldest first: the first
+    /// [`Limits::max_followups`].
     pub followups: Vec<Liveness>,
+    /// Follow-ups beyond the kept ones.
+    pub followups_dropped: u64,
 }
 
 /// One round as a supervisor mirrors it.
@@ -123,8 +139,15 @@ pub struct Turn {
     pub stop_reason: Option<String>,
     /// `turn_error.error`.
     pub error: Option<String>,
-    /// `tokens_freed` of each compaction that ended in this round.
+    /// `tokens_freed` of each compaction that ended in this round: the first
+    /// [`Limits::max_compactions_per_turn`].
     pub compactions: Vec<u64>,
+    /// Compactions of this round beyond the kept ones.
+    pub compactions_dropped: u64,
+    /// Bytes of this round's other text (tool ids, names and arguments, results, liveness
+    /// reports, message, stop reason, error) not kept because the round alone held
+    /// [`Limits::max_retained_bytes`].
+    pub bytes_dropped: u64,
     /// Text bytes this turn holds (counted against [`Limits::max_retained_bytes`]).
     #[serde(skip)]
     retained: usize,
@@ -144,6 +167,8 @@ impl Turn {
             stop_reason: None,
             error: None,
             compactions: Vec::new(),
+            compactions_dropped: 0,
+            bytes_dropped: 0,
             retained: 0,
         }
     }
@@ -236,71 +261,132 @@ impl Run {
             return;
         };
         let Some(turn) = self.turn(id) else { return };
-        let added = fold(turn, frame, limits);
-        turn.retained += added;
-        self.retained += added;
+        let before = turn.retained;
+        fold(turn, frame, limits);
+        let after = turn.retained;
+        self.retained = self.retained - before + after;
         while self.retained > limits.max_retained_bytes && self.turns.len() > 1 {
             self.drop_oldest();
         }
     }
 }
 
-/// Folds `frame` into its `turn`; returns the text bytes the turn now holds in addition.
-fn fold(turn: &mut Turn, frame: &Frame, limits: Limits) -> usize {
+/// Folds `frame` into its `turn`, keeping the turn's text within
+/// [`Limits::max_retained_bytes`].
+fn fold(turn: &mut Turn, frame: &Frame, limits: Limits) {
+    let mut budget = Budget { max: limits.max_retained_bytes, used: turn.retained, dropped: 0 };
     match frame {
-        Frame::MessageDelta(m) => push_bounded(&mut turn.text, &mut turn.text_dropped, &m.delta, limits.max_text_bytes),
-        Frame::ToolStart(t) => call(turn, &t.id, &t.name, limits).map_or(0, |call| {
-            call.args_summary.clone_from(&t.args_summary);
-            t.id.len() + t.name.len() + t.args_summary.len()
-        }),
-        Frame::ToolDelta(t) => turn.tools.iter_mut().find(|c| c.id == t.id).map_or(0, |call| {
-            push_bounded(&mut call.output, &mut call.output_dropped, &t.update, limits.max_tool_output_bytes)
-        }),
-        Frame::ToolLiveness(l) => call(turn, &l.id, &l.name, limits).map_or(0, |call| {
-            let report = Liveness {
-                action: l.action.clone(),
-                elapsed_ms: l.elapsed_ms,
-                output_bytes: l.output_bytes,
-                detail: l.detail.clone(),
-            };
-            let size = l.action.len() + l.detail.as_ref().map_or(0, String::len);
-            let followup =
-                l.action_kind() != Some(LivenessAction::Heartbeat) && call.followups.len() < limits.max_followups;
-            if followup {
-                call.followups.push(report.clone());
+        Frame::MessageDelta(m) => {
+            let max = limits.max_text_bytes.min(turn.text.len() + budget.room());
+            budget.used += push_bounded(&mut turn.text, &mut turn.text_dropped, &m.delta, max);
+        }
+        Frame::ToolStart(t) => match call(turn, &t.id, &t.name, &mut budget, limits) {
+            Some(call) => budget.replace(&mut call.args_summary, &t.args_summary),
+            None => turn.tools_dropped += 1,
+        },
+        Frame::ToolDelta(t) => {
+            let room = budget.room();
+            if let Some(call) = turn.tools.iter_mut().rev().find(|c| c.id == t.id) {
+                let max = limits.max_tool_output_bytes.min(call.output.len() + room);
+                budget.used += push_bounded(&mut call.output, &mut call.output_dropped, &t.update, max);
             }
-            call.last_liveness = Some(report);
-            if followup { size } else { 0 }
-        }),
+        }
+        Frame::ToolLiveness(l) => {
+            if let Some(call) = call(turn, &l.id, &l.name, &mut budget, limits) {
+                liveness(call, l, &mut budget, limits);
+            }
+        }
         Frame::TurnDone(d) => {
-            let mut added = d.message.len() + d.stop_reason.len();
             for r in &d.tool_results {
-                if let Some(call) = call(turn, &r.id, &r.name, limits) {
+                if let Some(call) = call(turn, &r.id, &r.name, &mut budget, limits) {
                     call.status = if r.ok { ToolStatus::Ok } else { ToolStatus::Failed };
-                    call.result = Some(r.text.clone());
-                    added += r.text.len();
+                    budget.replace_option(&mut call.result, &r.text);
                 }
             }
             turn.end = Some(Terminal::Done);
-            turn.message = Some(d.message.clone());
+            budget.replace_option(&mut turn.message, &d.message);
             turn.usage = Some(d.usage);
-            turn.stop_reason = Some(d.stop_reason.clone());
-            added
+            budget.replace_option(&mut turn.stop_reason, &d.stop_reason);
         }
         Frame::TurnError(e) => {
             turn.end = Some(Terminal::Error);
-            turn.error = Some(e.error.clone());
-            e.error.len()
+            budget.replace_option(&mut turn.error, &e.error);
         }
-        Frame::Cancelled(_) => {
-            turn.end = Some(Terminal::Cancelled);
-            0
-        }
+        Frame::Cancelled(_) => turn.end = Some(Terminal::Cancelled),
         Frame::CompactionEnd(c) => {
-            turn.compactions.push(c.tokens_freed);
-            0
+            push_capped(&mut turn.compactions, &mut turn.compactions_dropped, limits.max_compactions_per_turn, || {
+                c.tokens_freed
+            });
         }
-        _ => 0,
+        _ => {}
+    }
+    turn.retained = budget.used;
+    turn.bytes_dropped += budget.dropped;
+}
+
+/// Records a `tool_liveness` report on its call: always as the latest report, and as a
+/// follow-up (every action but `heartbeat`) while the call has room for one.
+fn liveness(call: &mut ToolCall, l: &ToolLiveness, budget: &mut Budget, limits: Limits) {
+    if let Some(old) = call.last_liveness.take() {
+        budget.free(old.action.len() + old.detail.as_ref().map_or(0, String::len));
+    }
+    let report = Liveness {
+        action: budget.keep(&l.action),
+        elapsed_ms: l.elapsed_ms,
+        output_bytes: l.output_bytes,
+        detail: l.detail.as_deref().map(|d| budget.keep(d)),
+    };
+    let size = report.action.len() + report.detail.as_ref().map_or(0, String::len);
+    if l.action_kind() != Some(LivenessAction::Heartbeat) {
+        let room = size <= budget.room();
+        let max = if room { limits.max_followups } else { 0 };
+        if push_capped(&mut call.followups, &mut call.followups_dropped, max, || report.clone()) {
+            budget.used += size;
+        }
+    }
+    call.last_liveness = Some(report);
+}
+
+/// The text bytes one turn holds, against [`Limits::max_retained_bytes`]: text that does
+/// not fit is cut (on a character boundary) and counted.
+struct Budget {
+    max: usize,
+    used: usize,
+    dropped: u64,
+}
+
+impl Budget {
+    /// Bytes the turn may still take.
+    fn room(&self) -> usize {
+        self.max.saturating_sub(self.used)
+    }
+
+    /// The longest prefix of `text` that fits, now counted as held.
+    fn keep(&mut self, text: &str) -> String {
+        let mut end = self.room().min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.used += end;
+        self.dropped += (text.len() - end) as u64;
+        text.get(..end).unwrap_or_default().to_owned()
+    }
+
+    /// Counts `bytes` the turn no longer holds.
+    fn free(&mut self, bytes: usize) {
+        self.used -= bytes;
+    }
+
+    /// Replaces `field` with what fits of `text`.
+    fn replace(&mut self, field: &mut String, text: &str) {
+        self.free(field.len());
+        *field = self.keep(text);
+    }
+
+    /// Replaces `field` with what fits of `text`.
+    fn replace_option(&mut self, field: &mut Option<String>, text: &str) {
+        self.free(field.as_ref().map_or(0, String::len));
+        *field = Some(self.keep(text));
     }
 }
 
@@ -314,15 +400,16 @@ fn terminal_ref<S: Serializer>(value: &Option<(Terminal, u64)>, s: S) -> Result<
     value.map(|(r#type, turn_id)| Ref { r#type, turn_id }).serialize(s)
 }
 
-/// The call `id` of `turn`, added (if the per-turn cap allows) when unseen.
-fn call<'t>(turn: &'t mut Turn, id: &str, name: &str, limits: Limits) -> Option<&'t mut ToolCall> {
-    if let Some(i) = turn.tools.iter().position(|c| c.id == id) {
+/// The call `id` of `turn`, added when unseen if the turn has room for one more call (its
+/// id and name within the budget, and fewer than [`Limits::max_tools_per_turn`] calls).
+fn call<'t>(turn: &'t mut Turn, id: &str, name: &str, budget: &mut Budget, limits: Limits) -> Option<&'t mut ToolCall> {
+    if let Some(i) = turn.tools.iter().rposition(|c| c.id == id) {
         return turn.tools.get_mut(i);
     }
-    if turn.tools.len() >= limits.max_tools_per_turn {
-        turn.tools_dropped += 1;
+    if turn.tools.len() >= limits.max_tools_per_turn || id.len() + name.len() > budget.room() {
         return None;
     }
+    budget.used += id.len() + name.len();
     turn.tools.push(ToolCall {
         id: id.to_owned(),
         name: name.to_owned(),
@@ -333,8 +420,20 @@ fn call<'t>(turn: &'t mut Turn, id: &str, name: &str, limits: Limits) -> Option<
         result: None,
         last_liveness: None,
         followups: Vec::new(),
+        followups_dropped: 0,
     });
     turn.tools.last_mut()
+}
+
+/// Pushes `make()` onto `list` while it holds fewer than `max` items, else counts it in
+/// `dropped`; returns whether it was kept.
+fn push_capped<T>(list: &mut Vec<T>, dropped: &mut u64, max: usize, make: impl FnOnce() -> T) -> bool {
+    if list.len() < max {
+        list.push(make());
+        return true;
+    }
+    *dropped += 1;
+    false
 }
 
 /// Appends `text` to `buf` up to `max` bytes (cut on a character boundary), counting the
@@ -388,11 +487,28 @@ mod tests {
     }
 
     #[test]
-    fn the_current_turn_is_kept_even_over_budget() {
+    fn the_current_turn_is_kept_and_cut_to_the_budget() {
         let mut run = Run::new(Limits { max_retained_bytes: 10, ..Limits::default() });
         run.apply(&delta(1, "0123456789abcdef"));
         assert_eq!(run.turns.len(), 1);
-        assert_eq!(run.turns[0].text.len(), 16);
+        assert_eq!((run.turns[0].text.as_str(), run.turns[0].text_dropped), ("0123456789", 6));
+        assert_eq!(run.retained, 10);
+    }
+
+    #[test]
+    fn replaced_text_is_not_counted_twice() {
+        let mut run = Run::new(Limits::default());
+        let done = Frame::TurnDone(TurnDone {
+            turn_id: 1,
+            message: "0123456789".into(),
+            tool_results: vec![ToolResult { id: "c".into(), name: "sh".into(), ok: true, text: "abc".into() }],
+            usage: Usage::default(),
+            stop_reason: "stop".into(),
+        });
+        for _ in 0..1000 {
+            run.apply(&done);
+        }
+        assert_eq!((run.retained, run.turns[0].retained), (20, 20));
     }
 
     #[test]

@@ -88,7 +88,7 @@ impl Stream {
         Self {
             options,
             lines: LineSplitter::new(options.max_line_length),
-            validator: Validator::new(),
+            validator: Validator::with_max_tracked_calls(options.limits.max_tracked_calls),
             run: Run::new(options.limits),
             halted: None,
             input_done: false,
@@ -117,6 +117,27 @@ impl Stream {
     /// The error that halted the stream, if it has halted.
     pub fn halted(&self) -> Option<&Error> {
         self.halted.as_ref()
+    }
+
+    /// The violations found so far: the first [`Limits::max_reports`] (what
+    /// [`RunResult::violations`] will start with).
+    pub fn violations(&self) -> &[Violation] {
+        &self.violations
+    }
+
+    /// The lines skipped so far, as errors: the first [`Limits::max_reports`].
+    pub fn skipped(&self) -> &[Error] {
+        &self.skipped
+    }
+
+    /// Violations found so far, including those not kept.
+    pub fn violation_count(&self) -> u64 {
+        self.violation_count
+    }
+
+    /// Lines skipped so far, including those not kept.
+    pub fn skipped_count(&self) -> u64 {
+        self.skipped_count
     }
 
     /// Feeds `bytes`, returning the events they complete.
@@ -186,6 +207,7 @@ impl Stream {
             violation_count: self.violation_count,
             skipped: self.skipped,
             skipped_count: self.skipped_count,
+            untracked_calls: self.validator.untracked_calls(),
             lines: self.lines_read,
         }
     }

@@ -18,9 +18,10 @@ pub const EXIT_FAILED: i32 = 1;
 /// Exit code of a cancelled run (128 + SIGINT).
 pub const EXIT_CANCELLED: i32 = 130;
 
-/// The shell convention for a process killed by `signal`: 128 + the signal number.
+/// The shell convention for a process killed by `signal`: 128 + the signal number
+/// (saturating, so no argument can overflow).
 pub fn exit_code_for_signal(signal: i32) -> i32 {
-    128 + signal
+    128i32.saturating_add(signal)
 }
 
 /// The last [`STDERR_TAIL_BYTES`] (or another cap) of a byte stream.
@@ -50,7 +51,7 @@ impl Tail {
         self.bytes.extend(chunk.get(skip..).unwrap_or_default());
         let over = self.bytes.len().saturating_sub(self.cap);
         self.bytes.drain(..over);
-        self.dropped += (skip + over) as u64;
+        self.dropped = self.dropped.saturating_add((skip + over) as u64);
     }
 
     /// Bytes forgotten so far.
@@ -83,5 +84,6 @@ mod tests {
     fn signals_map_to_shell_exit_codes() {
         assert_eq!(exit_code_for_signal(2), EXIT_CANCELLED);
         assert_eq!(exit_code_for_signal(9), 137);
+        assert_eq!(exit_code_for_signal(i32::MAX), i32::MAX);
     }
 }

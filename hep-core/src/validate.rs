@@ -6,20 +6,19 @@
 
 use crate::error::clip;
 use crate::frame::{Frame, Terminal};
+use crate::run::Limits;
 use crate::supervise::{EXIT_CANCELLED, EXIT_FAILED, EXIT_OK};
 use crate::violation::{Violation, ViolationCode};
 use std::collections::HashSet;
-
-/// Most tool-call ids remembered per round for the `unknown_tool_call` check.
-const MAX_TRACKED_CALLS: usize = 4096;
 
 /// Protocol major version accepted in `hep_header.hep`.
 fn version_supported(hep: &str) -> bool {
     hep == crate::PROTOCOL_VERSION || hep.strip_prefix(crate::PROTOCOL_VERSION).is_some_and(|r| r.starts_with('.'))
 }
 
-/// The live checker's state.
-#[derive(Debug, Clone, Default)]
+/// The live checker's state: a few counters, plus the tool-call ids of the open round (at
+/// most `max_tracked_calls` of them).
+#[derive(Debug, Clone)]
 pub struct Validator {
     lines: u64,
     frames: u64,
@@ -34,13 +33,56 @@ pub struct Validator {
     last_terminal: Option<(Terminal, u64)>,
     ended: Option<(Terminal, u64)>,
     after_end_reported: bool,
+    /// Tool-call ids started in the open round (the first `max_tracked_calls`).
     calls: HashSet<String>,
+    max_tracked_calls: usize,
+    /// `tool_start`s of the open round whose id was not remembered.
+    round_untracked: u64,
+    /// `tool_start`s of the whole stream whose id was not remembered.
+    untracked_calls: u64,
+}
+
+impl Default for Validator {
+    fn default() -> Self {
+        Self::with_max_tracked_calls(Limits::default().max_tracked_calls)
+    }
 }
 
 impl Validator {
-    /// A validator at the start of a stream.
+    /// A validator at the start of a stream, remembering the default number of tool-call
+    /// ids per round ([`Limits::max_tracked_calls`]).
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A validator remembering at most `max` tool-call ids per round. Past that, a
+    /// `tool_delta` or `tool_liveness` whose id is not remembered is not reported as
+    /// `unknown_tool_call` (it may belong to an untracked call), and each `tool_start` not
+    /// remembered is counted ([`Validator::untracked_calls`]).
+    pub fn with_max_tracked_calls(max: usize) -> Self {
+        Self {
+            lines: 0,
+            frames: 0,
+            header_seen: false,
+            agent_starts: 0,
+            round_frames: 0,
+            last_id: 0,
+            open: None,
+            compaction: None,
+            last_terminal: None,
+            ended: None,
+            after_end_reported: false,
+            calls: HashSet::new(),
+            max_tracked_calls: max,
+            round_untracked: 0,
+            untracked_calls: 0,
+        }
+    }
+
+    /// `tool_start` frames whose id was not remembered because the round already held
+    /// `max_tracked_calls` ids (counted in full, over the whole stream).
+    pub fn untracked_calls(&self) -> u64 {
+        self.untracked_calls
     }
 
     /// The last terminal frame seen and its round id.
@@ -184,6 +226,7 @@ impl Validator {
         self.open = Some((id, false));
         self.last_id = id;
         self.calls.clear();
+        self.round_untracked = 0;
     }
 
     fn check_frame(&mut self, id: u64, frame: &Frame, v: &mut Sink<'_>) {
@@ -200,8 +243,13 @@ impl Validator {
                     format!("message_start role is {:?}, not \"assistant\"", clip(&m.role)),
                 );
             }
-            Frame::ToolStart(t) if self.calls.len() < MAX_TRACKED_CALLS => {
-                self.calls.insert(t.id.clone());
+            Frame::ToolStart(t) if !self.calls.contains(&t.id) => {
+                if self.calls.len() < self.max_tracked_calls {
+                    self.calls.insert(t.id.clone());
+                } else {
+                    self.round_untracked += 1;
+                    self.untracked_calls += 1;
+                }
             }
             Frame::ToolDelta(t) => {
                 if t.update.is_empty() {
@@ -245,7 +293,7 @@ impl Validator {
     }
 
     fn check_call(&self, id: &str, frame_type: &str, v: &mut Sink<'_>) {
-        if self.calls.len() < MAX_TRACKED_CALLS && !self.calls.contains(id) {
+        if self.round_untracked == 0 && !self.calls.contains(id) {
             v.push(
                 ViolationCode::UnknownToolCall,
                 format!("{frame_type} for call {:?}, which has no tool_start in this turn", clip(id)),
@@ -316,7 +364,28 @@ impl Sink<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frame::{HepHeader, MessageStart, ToolDelta, UnknownFrame};
+    use crate::frame::{HepHeader, MessageStart, ToolDelta, ToolStart, UnknownFrame};
+
+    #[test]
+    fn remembered_ids_stay_within_the_cap() {
+        let mut v = Validator::with_max_tracked_calls(3);
+        let mut out = Vec::new();
+        let start = |id: u32| {
+            Frame::ToolStart(ToolStart {
+                turn_id: 1,
+                id: format!("c{id}"),
+                name: "sh".into(),
+                args_summary: String::new(),
+            })
+        };
+        for id in 0..10_000 {
+            v.check(id.into(), &start(id), &mut out);
+            assert!(v.calls.len() <= 3);
+        }
+        assert_eq!(v.untracked_calls(), 10_000 - 3);
+        v.check(10_001, &Frame::ToolDelta(ToolDelta { turn_id: 2, id: "c0".into(), update: "x".into() }), &mut out);
+        assert_eq!((v.calls.len(), v.round_untracked, v.untracked_calls()), (0, 0, 10_000 - 3));
+    }
 
     #[test]
     fn hostile_text_makes_short_messages() {

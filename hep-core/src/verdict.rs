@@ -59,6 +59,10 @@ pub struct RunResult {
     pub skipped: Vec<Error>,
     /// Total skipped lines, including those not kept.
     pub skipped_count: u64,
+    /// `tool_start` frames whose id the validator did not remember, because their round
+    /// already held [`Limits::max_tracked_calls`](crate::run::Limits::max_tracked_calls)
+    /// ids (in such a round, `unknown_tool_call` is not reported for ids it does not know).
+    pub untracked_calls: u64,
     /// Lines read (complete or skipped), up to a halt.
     pub lines: u64,
 }

@@ -59,7 +59,7 @@ impl Emitter {
             Some(id) => id,
             None => {
                 let id = self.next_id;
-                self.next_id += 1;
+                self.next_id = self.next_id.saturating_add(1);
                 self.open_id = Some(id);
                 id
             }

@@ -85,6 +85,13 @@ stream.feed('text');
 stream.feed(42);
 // @ts-expect-error options are named
 new Stream({ strictly: true });
+new Stream({ limits: { maxTurns: 2, maxTrackedCalls: 0 } });
+read('run.hep', { limits: { maxReports: 10 } });
+spawn('agent', [], { limits: { maxRetainedBytes: 1 << 20 } });
+// @ts-expect-error limits are the core's, in camelCase
+new Stream({ limits: { max_turns: 2 } });
+// @ts-expect-error a limit is a number
+new Stream({ limits: { maxTurns: '2' } });
 const violations: Violation[] = stream.violations;
 const skipped: HepError[] = stream.skipped;
 const halted: HepError | null = stream.halted;

@@ -42,6 +42,7 @@ __all__ = [
     "UnknownFrame",
     "Usage",
     "ToolResult",
+    "Limits",
     "Stream",
     "RunResult",
     "Writer",
@@ -288,6 +289,70 @@ class ToolResult:
     def text(self) -> str: ...
     def to_dict(self) -> _ToolResultDict: ...
     def __eq__(self, other: object, /) -> bool: ...
+
+# ---------------------------------------------------------------------------------------
+# What a stream keeps
+
+@final
+class Limits:
+    """What a `Stream` keeps at most; each field defaults to the core's cap, and what a cap
+    leaves out is counted in the result (see docs/python.md, "Limits")."""
+
+    __match_args__: ClassVar[
+        Tuple[
+            Literal["max_turns"],
+            Literal["max_text_bytes"],
+            Literal["max_tool_output_bytes"],
+            Literal["max_tools_per_turn"],
+            Literal["max_followups"],
+            Literal["max_reports"],
+            Literal["max_retained_bytes"],
+            Literal["max_tracked_calls"],
+            Literal["max_compactions_per_turn"],
+        ]
+    ]
+    def __new__(
+        cls,
+        *,
+        max_turns: int = ...,
+        max_text_bytes: int = ...,
+        max_tool_output_bytes: int = ...,
+        max_tools_per_turn: int = ...,
+        max_followups: int = ...,
+        max_reports: int = ...,
+        max_retained_bytes: int = ...,
+        max_tracked_calls: int = ...,
+        max_compactions_per_turn: int = ...,
+    ) -> Limits: ...
+    @property
+    def max_turns(self) -> int:
+        """Most recent turns kept (`RunResult.turns_dropped` counts the others)."""
+    @property
+    def max_text_bytes(self) -> int:
+        """Bytes of assistant text kept per turn (`Turn.text_dropped`)."""
+    @property
+    def max_tool_output_bytes(self) -> int:
+        """Bytes of `tool_delta` output kept per call (`ToolCall.output_dropped`)."""
+    @property
+    def max_tools_per_turn(self) -> int:
+        """Tool calls kept per turn (`Turn.tools_dropped`)."""
+    @property
+    def max_followups(self) -> int:
+        """Stuck-call follow-ups kept per call (`ToolCall.followups_dropped`)."""
+    @property
+    def max_reports(self) -> int:
+        """Violations, and skipped lines, kept (`RunResult.violation_count`, `skipped_count`)."""
+    @property
+    def max_retained_bytes(self) -> int:
+        """Text bytes kept over all turns (older turns dropped, the current one cut)."""
+    @property
+    def max_tracked_calls(self) -> int:
+        """Tool-call ids remembered per round (`RunResult.untracked_calls`)."""
+    @property
+    def max_compactions_per_turn(self) -> int:
+        """Compactions kept per turn (`Turn.compactions_dropped`)."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
 
 # ---------------------------------------------------------------------------------------
 # Frames: one frozen class per frame type. Each has the protocol's fields as properties,
@@ -632,7 +697,13 @@ def encode(frame: _Frame) -> str:
 class Stream:
     """The core stream (wrapped by `hep.Stream`): bytes in, frames out."""
 
-    def __new__(cls, *, strict: bool = False, max_line_bytes: int = ...) -> Stream: ...
+    def __new__(
+        cls,
+        *,
+        strict: bool = False,
+        max_line_bytes: int = ...,
+        limits: Optional[Limits] = None,
+    ) -> Stream: ...
     def feed(self, data: _Bytes) -> List[_Frame]:
         """Raises the halting `HepError` (with `.frames`) in strict mode."""
     def end_input(self) -> List[_Frame]: ...
@@ -666,6 +737,8 @@ class RunResult:
     def violation_count(self) -> int: ...
     @property
     def skipped_count(self) -> int: ...
+    @property
+    def untracked_calls(self) -> int: ...
     @property
     def frames(self) -> int: ...
     @property

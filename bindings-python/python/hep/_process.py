@@ -3,7 +3,10 @@
 The child gets its own process group. Its stdout is read as it arrives and each frame is
 handed over the moment its line is complete. Its stderr is kept as a bounded tail.
 `cancel` sends SIGINT to the group, then SIGTERM and SIGKILL after the core's grace
-periods. When the child ends, anything it left in its group is killed: no orphans.
+periods; a `timeout` does the same once it runs out. When the child ends, anything it left
+in its group is killed (no orphans), and the pipes are read only as far as they hold what
+was written before: a process that left the group (`setsid`) and keeps them open cannot
+keep the run waiting.
 """
 
 from __future__ import annotations
@@ -20,10 +23,13 @@ from typing import Any, AsyncIterator, Deque, Iterator, List, Optional, Sequence
 
 from . import _hep
 from ._result import RunResult
-from ._hep import HepError
+from ._hep import HepError, Limits
 from ._stream import CHUNK, Frame, FrameSource, Stream
 
 Argv = Sequence[Union[str, "os.PathLike[str]"]]
+
+# How often a blocked read looks whether the child has exited.
+TICK = 0.05
 
 
 def _signal_group(pid: int, sig: int) -> None:
@@ -31,6 +37,27 @@ def _signal_group(pid: int, sig: int) -> None:
         os.killpg(pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _readable(fd: int, wait: float) -> bool:
+    return bool(select.select([fd], [], [], wait)[0])
+
+
+def _check_timeout(timeout: Optional[float]) -> Optional[float]:
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"timeout must be a number of seconds or None, not {type(timeout).__name__}")
+    if not 0 <= timeout < float("inf"):
+        raise ValueError(f"timeout must be a finite number of seconds >= 0, not {timeout}")
+    return float(timeout)
+
+
+def _check_limits(limits: Optional[Limits]) -> Optional[Limits]:
+    """`limits`, refused before any child is started when it is no `hep.Limits`."""
+    if limits is not None and not isinstance(limits, Limits):
+        raise TypeError(f"limits must be a hep.Limits or None, not {type(limits).__name__}")
+    return limits
 
 
 def _exit_code(returncode: int) -> int:
@@ -46,14 +73,15 @@ def _cancel_steps(grace: Optional[float]) -> List[Tuple[int, Optional[float]]]:
 class _Supervised:
     """What `Run` and `AsyncRun` share: the stream, its frames, the stderr tail."""
 
-    def __init__(self, pid: int, strict: bool) -> None:
+    def __init__(self, pid: int, strict: bool, limits: Optional[Limits]) -> None:
         self._pid = pid
-        self._stream = Stream(strict=strict)
+        self._stream = Stream(strict=strict, limits=limits)
         self._frames = FrameSource(self._stream)
         self._tail = _hep.Tail()
         self._pending: Deque[Frame] = deque()
         self._eof = False
         self._group_killed = False
+        self._timed_out = False
         self._result: Optional[RunResult] = None
 
     @property
@@ -65,6 +93,11 @@ class _Supervised:
     def stream(self) -> Stream:
         """The stream being read (violations and skipped lines so far)."""
         return self._stream
+
+    @property
+    def timed_out(self) -> bool:
+        """Whether the `timeout` ran out while the child was running, and cancelled it."""
+        return self._timed_out
 
     def _take(self, chunk: bytes) -> None:
         self._eof = not chunk
@@ -89,7 +122,17 @@ class Run(_Supervised):
     Use it as a context manager: leaving the block cancels a child that is still running
     and always reaps it."""
 
-    def __init__(self, argv: Argv, *, strict: bool = False, **popen: Any) -> None:
+    def __init__(
+        self,
+        argv: Argv,
+        *,
+        strict: bool = False,
+        timeout: Optional[float] = None,
+        limits: Optional[Limits] = None,
+        **popen: Any,
+    ) -> None:
+        seconds = _check_timeout(timeout)
+        _check_limits(limits)
         self._proc = subprocess.Popen(
             list(argv),
             stdin=popen.pop("stdin", subprocess.DEVNULL),
@@ -98,27 +141,52 @@ class Run(_Supervised):
             start_new_session=True,
             **popen,
         )
-        super().__init__(self._proc.pid, strict)
+        super().__init__(self._proc.pid, strict, limits)
         self._stderr = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr.start()
+        self._timer: Optional[threading.Timer] = None
+        if seconds is not None:
+            self._timer = threading.Timer(seconds, self._time_out)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _time_out(self) -> None:
+        if self._proc.poll() is None:
+            self._timed_out = True
+            self.cancel()
 
     def _drain_stderr(self) -> None:
+        """Keeps the tail of stderr until its end, or until the child has exited and nothing
+        more is readable (what a process outside the group writes later is not waited for)."""
         err = self._proc.stderr
         assert err is not None
-        for chunk in iter(lambda: os.read(err.fileno(), CHUNK), b""):
-            self._tail.push(chunk)
+        while True:
+            gone = self._proc.returncode is not None
+            if _readable(err.fileno(), 0 if gone else TICK):
+                chunk = os.read(err.fileno(), CHUNK)
+                if not chunk:
+                    return
+                self._tail.push(chunk)
+            elif gone:
+                return
 
     def _read_chunk(self, deadline: Optional[float] = None) -> bytes:
-        """The next bytes of stdout (empty at its end). Once the child has exited, whatever
-        it left in its group is killed, so a leftover holding stdout cannot block the read.
-        Raises `subprocess.TimeoutExpired` past `deadline` (a `time.monotonic()` value)."""
+        """The next bytes of stdout; empty at its end, or once the child has exited and all
+        it wrote is read. Then whatever it left in its group is killed, so neither a leftover
+        nor a process that left the group can keep the read waiting. Raises
+        `subprocess.TimeoutExpired` past `deadline` (a `time.monotonic()` value)."""
         out = self._proc.stdout
         assert out is not None
-        while not select.select([out], [], [], 0.05)[0]:
-            self._kill_leftovers(self._proc.poll() is not None)
+        while True:
+            # Everything the child wrote before its exit is in the pipe by now.
+            gone = self._proc.poll() is not None
+            self._kill_leftovers(gone)
+            if _readable(out.fileno(), 0 if gone else TICK):
+                return os.read(out.fileno(), CHUNK)
+            if gone:
+                return b""
             if deadline is not None and time.monotonic() > deadline:
                 raise subprocess.TimeoutExpired(self._proc.args, 0)
-        return os.read(out.fileno(), CHUNK)
 
     def _read_more(self, deadline: Optional[float] = None) -> None:
         self._take(self._read_chunk(deadline))
@@ -160,6 +228,8 @@ class Run(_Supervised):
             except HepError:
                 continue
         returncode = self._proc.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        if self._timer is not None:
+            self._timer.cancel()
         self._stderr.join()
         for pipe in (self._proc.stdout, self._proc.stderr):
             if pipe is not None:
@@ -175,41 +245,83 @@ class Run(_Supervised):
         self.wait()
 
 
-def spawn(argv: Argv, *, strict: bool = False, **popen_options: Any) -> Run:
-    """Starts `argv` (a HEP emitter) and returns the `Run` supervising it."""
-    return Run(argv, strict=strict, **popen_options)
+def spawn(
+    argv: Argv,
+    *,
+    strict: bool = False,
+    timeout: Optional[float] = None,
+    limits: Optional[Limits] = None,
+    **popen_options: Any,
+) -> Run:
+    """Starts `argv` (a HEP emitter) and returns the `Run` supervising it. `timeout`
+    (seconds) cancels the run, as `cancel()` does, if the child still runs by then;
+    `limits` caps what its stream keeps (see `Stream`)."""
+    return Run(argv, strict=strict, timeout=timeout, limits=limits, **popen_options)
 
 
 class AsyncRun(_Supervised):
     """The asyncio twin of `Run`: `async for frame in run`, `await run.wait()`,
     `await run.cancel()`; usable as an async context manager."""
 
-    def __init__(self, proc: "asyncio.subprocess.Process", strict: bool) -> None:
+    def __init__(
+        self,
+        proc: "asyncio.subprocess.Process",
+        out: int,
+        err: int,
+        strict: bool,
+        timeout: Optional[float],
+        limits: Optional[Limits],
+    ) -> None:
         self._proc = proc
-        super().__init__(proc.pid, strict)
+        self._out = out
+        self._err = err
+        super().__init__(proc.pid, strict, limits)
         self._stderr = asyncio.ensure_future(self._drain_stderr())
+        self._cancelling: "Optional[asyncio.Future[None]]" = None
+        self._timer: Optional[asyncio.TimerHandle] = None
+        if timeout is not None:
+            self._timer = asyncio.get_running_loop().call_later(timeout, self._time_out)
+
+    def _time_out(self) -> None:
+        if self._proc.returncode is None:
+            self._timed_out = True
+            self._cancelling = asyncio.ensure_future(self.cancel())
+
+    async def _read_fd(self, fd: int) -> bytes:
+        """The next bytes of `fd` (a non-blocking pipe); empty at its end, or once the child
+        has exited and all it wrote is read. Then whatever it left in its group is killed,
+        so neither a leftover nor a process that left the group can keep the read waiting."""
+        loop = asyncio.get_running_loop()
+        while True:
+            # Everything the child wrote before its exit is in the pipe by now.
+            gone = self._proc.returncode is not None
+            self._kill_leftovers(gone)
+            try:
+                return os.read(fd, CHUNK)
+            except BlockingIOError:
+                if gone:
+                    return b""
+            ready: "asyncio.Future[None]" = loop.create_future()
+
+            def wake() -> None:
+                if not ready.done():
+                    ready.set_result(None)
+
+            loop.add_reader(fd, wake)
+            try:
+                await asyncio.wait({ready}, timeout=TICK)
+            finally:
+                loop.remove_reader(fd)
 
     async def _drain_stderr(self) -> None:
-        err = self._proc.stderr
-        assert err is not None
         while True:
-            chunk = await err.read(CHUNK)
+            chunk = await self._read_fd(self._err)
             if not chunk:
                 return
             self._tail.push(chunk)
 
-    async def _read_chunk(self) -> bytes:
-        """The next bytes of stdout (empty at its end); kills what the child left in its group
-        once it has exited, so a leftover holding stdout cannot block the read."""
-        out = self._proc.stdout
-        assert out is not None
-        read = asyncio.ensure_future(out.read(CHUNK))
-        while not (await asyncio.wait({read}, timeout=0.05))[0]:
-            self._kill_leftovers(self._proc.returncode is not None)
-        return read.result()
-
     async def _read_more(self) -> None:
-        self._take(await self._read_chunk())
+        self._take(await self._read_fd(self._out))
 
     def __aiter__(self) -> AsyncIterator[Frame]:
         return self
@@ -244,7 +356,13 @@ class AsyncRun(_Supervised):
             except HepError:
                 continue
         returncode = await self._proc.wait()
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._cancelling is not None:
+            await self._cancelling
         await self._stderr
+        for fd in (self._out, self._err):
+            os.close(fd)
         return self._judge(returncode)
 
     async def __aenter__(self) -> "AsyncRun":
@@ -256,14 +374,37 @@ class AsyncRun(_Supervised):
         await self.wait()
 
 
-async def aspawn(argv: Argv, *, strict: bool = False, **options: Any) -> AsyncRun:
-    """Starts `argv` (a HEP emitter) under asyncio and returns the `AsyncRun` supervising it."""
-    proc = await asyncio.create_subprocess_exec(
-        *[os.fspath(a) for a in argv],
-        stdin=options.pop("stdin", asyncio.subprocess.DEVNULL),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
-        **options,
-    )
-    return AsyncRun(proc, strict)
+async def aspawn(
+    argv: Argv,
+    *,
+    strict: bool = False,
+    timeout: Optional[float] = None,
+    limits: Optional[Limits] = None,
+    **options: Any,
+) -> AsyncRun:
+    """Starts `argv` (a HEP emitter) under asyncio and returns the `AsyncRun` supervising
+    it. `timeout` (seconds) cancels the run, as `cancel()` does, if the child still runs by
+    then; `limits` caps what its stream keeps (see `Stream`)."""
+    seconds = _check_timeout(timeout)
+    _check_limits(limits)
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *[os.fspath(a) for a in argv],
+            stdin=options.pop("stdin", asyncio.subprocess.DEVNULL),
+            stdout=out_w,
+            stderr=err_w,
+            start_new_session=True,
+            **options,
+        )
+    except BaseException:
+        os.close(out_r)
+        os.close(err_r)
+        raise
+    finally:
+        os.close(out_w)
+        os.close(err_w)
+    os.set_blocking(out_r, False)
+    os.set_blocking(err_r, False)
+    return AsyncRun(proc, out_r, err_r, strict, seconds, limits)

@@ -62,6 +62,7 @@ class ToolCall:
     result: Optional[str]
     last_liveness: Optional[Liveness]
     followups: Tuple[Liveness, ...]
+    followups_dropped: int
 
     @classmethod
     def _from(cls, d: Dict[str, Any]) -> "ToolCall":
@@ -76,6 +77,7 @@ class ToolCall:
             d["result"],
             Liveness(**last) if last else None,
             tuple(Liveness(**f) for f in d["followups"]),
+            d["followups_dropped"],
         )
 
 
@@ -94,6 +96,8 @@ class Turn:
     stop_reason: Optional[str]
     error: Optional[str]
     compactions: Tuple[int, ...]
+    compactions_dropped: int
+    bytes_dropped: int
 
     @classmethod
     def _from(cls, d: Dict[str, Any]) -> "Turn":
@@ -110,6 +114,8 @@ class Turn:
             d["stop_reason"],
             d["error"],
             tuple(d["compactions"]),
+            d["compactions_dropped"],
+            d["bytes_dropped"],
         )
 
 
@@ -199,6 +205,12 @@ class RunResult:
     def skipped_count(self) -> int:
         """Every unreadable line, kept or not."""
         return self._core.skipped_count
+
+    @property
+    def untracked_calls(self) -> int:
+        """`tool_start`s whose id the validator did not remember (their round already held
+        `max_tracked_calls` ids; there, `unknown_tool_call` is not reported)."""
+        return self._core.untracked_calls
 
     @property
     def halted(self) -> Optional[SkippedLine]:

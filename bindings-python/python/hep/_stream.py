@@ -6,7 +6,7 @@ import os
 from typing import IO, Iterator, List, Optional, Union
 
 from . import _hep
-from ._hep import HepError
+from ._hep import HepError, Limits
 from ._result import RunResult, Violation
 
 Frame = Union[
@@ -36,10 +36,15 @@ class Stream:
     `frames` attribute holds the frames of that `feed` call up to the one that stopped it
     (for a violation, the offending frame is the last of them). A header naming another
     major version is refused in every mode (`UnsupportedVersionError`).
+
+    `limits` caps what the stream keeps (default: `Limits()`, the core's caps); what a cap
+    leaves out is counted in the result.
     """
 
-    def __init__(self, *, strict: bool = False, max_line_bytes: int = 16 * 1024 * 1024) -> None:
-        self._core = _hep.Stream(strict=strict, max_line_bytes=max_line_bytes)
+    def __init__(
+        self, *, strict: bool = False, max_line_bytes: int = 16 * 1024 * 1024, limits: Optional[Limits] = None
+    ) -> None:
+        self._core = _hep.Stream(strict=strict, max_line_bytes=max_line_bytes, limits=limits)
 
     def feed(self, data: Union[bytes, bytearray, memoryview, str]) -> List[Frame]:
         """The frames completed by `data`."""
@@ -69,15 +74,23 @@ class Stream:
         return RunResult(self._core.finish(exit_code))
 
 
-def read(source: Union[str, "os.PathLike[str]", IO[bytes]], *, strict: bool = False) -> Iterator[Frame]:
+def read(
+    source: Union[str, "os.PathLike[str]", IO[bytes]], *, strict: bool = False, limits: Optional[Limits] = None
+) -> Iterator[Frame]:
     """Iterates the frames of a saved stream (a path or a binary file object).
 
-    Malformed lines are skipped (see `Stream` for strict mode)."""
+    Malformed lines are skipped (see `Stream` for strict mode and `limits`)."""
+    stream = Stream(strict=strict, limits=limits)
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as file:
-            yield from read(file, strict=strict)
-        return
-    frames = FrameSource(Stream(strict=strict))
+            yield from _frames(stream, file)
+    else:
+        yield from _frames(stream, source)
+
+
+def _frames(stream: Stream, source: IO[bytes]) -> Iterator[Frame]:
+    """The frames of `source`, read in chunks into `stream`."""
+    frames = FrameSource(stream)
     while True:
         chunk = source.read(CHUNK)
         yield from frames.take(chunk or None)

@@ -1,6 +1,6 @@
-// HepError: one case per error kind of the core, each with line, column, message, excerpt.
-// The enum is generated (Generated/Hep.swift); the FFI throws it wrapped in `CoreError`,
-// which `rethrowingHepError` unwraps.
+// HepError: one case per error kind of the core, each with line, column, message, excerpt,
+// and `internal` for a bug of the binding. The enum is generated (Generated/Hep.swift); the
+// FFI throws it wrapped in `CoreError`, which `rethrowingHepError` unwraps.
 
 import Foundation
 
@@ -23,6 +23,7 @@ extension HepError: Error, LocalizedError, CustomStringConvertible {
         case .violation: "violation"
         case .unencodable: "unencodable"
         case .io: "io"
+        case .internal: "internal"
         }
     }
 
@@ -44,6 +45,8 @@ extension HepError: Error, LocalizedError, CustomStringConvertible {
             let .unencodable(line, column, message, excerpt),
             let .io(line, column, message, excerpt):
             (line, column, message, excerpt)
+        case let .internal(message):
+            (0, 0, message, "")
         }
     }
 
@@ -60,12 +63,15 @@ extension HepError: Error, LocalizedError, CustomStringConvertible {
     public var errorDescription: String? { message }
 }
 
-/// Runs an FFI call, throwing the `HepError` it fails with as is.
+/// Runs an FFI call, throwing the `HepError` it fails with as is, and a failure of the
+/// binding itself (`CoreError.Internal`, a panic the Rust side caught) as `HepError.internal`.
 @inline(__always)
 func rethrowingHepError<T>(_ call: () throws -> T) throws -> T {
     do {
         return try call()
     } catch CoreError.Failed(let error) {
         throw error
+    } catch CoreError.Internal(let message) {
+        throw HepError.internal(message: message)
     }
 }

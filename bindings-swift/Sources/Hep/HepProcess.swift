@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A supervised HEP v1 harness: a child process whose stdout is read live as a HEP stream.
 ///
 /// ```swift
@@ -18,13 +24,19 @@ import Foundation
 /// of a cancel. Its stdout is read as it arrives, and each frame is delivered the moment its
 /// line is complete. Its stderr is kept as a bounded tail (the core's `STDERR_TAIL_BYTES`).
 ///
+/// Backpressure: while more than 1 MiB of lines wait in `frames` for the task iterating it,
+/// the child's stdout is not read further (a child that writes faster than its frames are
+/// taken then waits on its full pipe, and memory stays bounded). Awaiting `result`, or
+/// cancelling, lifts that bound: the output is then read to its end and kept until asked for.
+///
 /// No orphans: when the child exits, whatever it left in its process group is killed
-/// (SIGKILL), so a leftover holding its stdout open cannot keep the run going. `cancel()`
-/// signals the whole group. Releasing a `HepProcess` whose child still runs cancels it.
-/// A process that moved itself to another group or session is out of reach, as with any
-/// group-based supervisor. The child is reaped by a thread of this library: an application
-/// that reaps every child itself (`waitpid(-1)` in a SIGCHLD handler) leaves its exit code
-/// unknown.
+/// (SIGKILL), so a leftover holding its stdout open cannot keep the run going; then its
+/// pipes are read as far as they hold what was written, so neither can a process that left
+/// the group (`setsid`) and holds them open. `cancel()` signals the whole group. Releasing a
+/// `HepProcess` whose child still runs cancels it. A process that moved itself to another
+/// group or session is out of reach of the signals, as with any group-based supervisor.
+/// The child is reaped by a thread of this library: an application that reaps every child
+/// itself (`waitpid(-1)` in a SIGCHLD handler) leaves its exit code unknown.
 ///
 /// All protocol behaviour (parsing, validation, the verdict) is the Rust core's, through
 /// the same stream as `HepStream`.
@@ -49,16 +61,28 @@ public final class HepProcess: Sendable {
     ///   - currentDirectoryURL: the child's working directory (default: this process's).
     ///   - strict: stop reading at the first error-severity violation or skipped line;
     ///     `frames` then throws it (a refused protocol version halts in any mode).
+    ///   - limits: what the stream keeps at most (default: the core's caps); what a cap
+    ///     leaves out is counted in the `RunResult`.
+    ///   - timeout: the longest the run may take: a child still running after it is
+    ///     cancelled as by `cancel()` (`timedOut` then says so). Default: no limit.
     /// - Throws: `POSIXError` when the child cannot be started (`.ENOENT`, `.EACCES`, ...).
     public init(
         executableURL: URL, arguments: [String] = [], environment: [String: String]? = nil,
-        currentDirectoryURL: URL? = nil, strict: Bool = false
+        currentDirectoryURL: URL? = nil, strict: Bool = false, limits: Limits = Limits(), timeout: Duration? = nil
     ) throws {
-        let child = try spawnChild(
-            executable: executableURL.path, arguments: arguments, environment: environment,
-            directory: currentDirectoryURL?.path)
+        let exitedPipe = try makePipe()
+        let child: SpawnedChild
+        do {
+            child = try spawnChild(
+                executable: executableURL.path, arguments: arguments, environment: environment,
+                directory: currentDirectoryURL?.path)
+        } catch {
+            _ = close(exitedPipe.read)
+            _ = close(exitedPipe.write)
+            throw error
+        }
         pid = child.pid
-        supervision = Supervision(child, strict: strict)
+        supervision = Supervision(child, exitedPipe: exitedPipe, strict: strict, limits: limits, timeout: timeout)
     }
 
     deinit {
@@ -71,7 +95,8 @@ public final class HepProcess: Sendable {
     ///
     /// `frames` and `received` are two views of one sequence of lines: each line goes to
     /// whichever is iterated, so iterate one of them, from one task at a time. Frames not
-    /// asked for wait, buffered, until they are.
+    /// asked for wait, buffered, until they are (up to 1 MiB of lines, then the child waits:
+    /// see Backpressure above).
     public var frames: AsyncThrowingStream<Frame, any Error> {
         AsyncThrowingStream { [self] in try await supervision.lines.next()?.frame }
     }
@@ -80,6 +105,11 @@ public final class HepProcess: Sendable {
     /// frame's original text): the supervisor's twin of `HepStream.feedReceived(_:)`.
     public var received: AsyncThrowingStream<Received, any Error> {
         AsyncThrowingStream { [self] in try await supervision.lines.next() }
+    }
+
+    /// Whether `timeout` ran out while the child still ran, and so cancelled the run.
+    public var timedOut: Bool {
+        supervision.timedOut
     }
 
     /// Cancels the run: SIGINT to the child's process group; SIGTERM after `grace` (default
@@ -93,7 +123,10 @@ public final class HepProcess: Sendable {
 
     /// The run's result, once the child has exited and its stdout and stderr have ended:
     /// the verdict for its exit code (128 + N when killed by signal N), the reduced run, the
-    /// violations, and `stderrTail`. Reading it does not need `frames` to be consumed.
+    /// violations, and `stderrTail`. Reading it does not need `frames` to be consumed (the
+    /// frames not taken stay for a later iteration). A child that closes its stdout but goes
+    /// on running has no result until it exits: `frames` ends, `result` waits (bound it with
+    /// `timeout`, or `cancel()`).
     ///
     /// If the waiting task is cancelled, the child is cancelled (as `cancel()`), and the
     /// result still comes once it has ended.

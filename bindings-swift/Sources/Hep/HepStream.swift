@@ -18,8 +18,10 @@ public final class HepStream: Sendable {
     /// - Parameters:
     ///   - strict: stop at the first error-severity violation or skipped line, and throw it.
     ///   - maxLineBytes: the longest accepted line (default 16 MiB); longer ones are skipped.
-    public init(strict: Bool = false, maxLineBytes: UInt64? = nil) {
-        core = CoreStream(strict: strict, maxLineBytes: maxLineBytes)
+    ///   - limits: what the stream keeps at most (default: the core's caps); what a cap
+    ///     leaves out is counted in the `RunResult`.
+    public init(strict: Bool = false, maxLineBytes: UInt64? = nil, limits: Limits = Limits()) {
+        core = CoreStream(strict: strict, maxLineBytes: maxLineBytes, limits: limits.coreLimits)
     }
 
     /// Feeds bytes; returns the frames they complete, in order.

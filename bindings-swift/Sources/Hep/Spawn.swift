@@ -96,7 +96,7 @@ func spawnChild(
 
 /// A pipe whose two ends are closed on exec: only the child started with it gets a copy
 /// (by dup2), not the children of other threads.
-private func makePipe() throws -> (read: Int32, write: Int32) {
+func makePipe() throws -> (read: Int32, write: Int32) {
     var fds: [Int32] = [-1, -1]
     guard pipe(&fds) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     for fd in fds {

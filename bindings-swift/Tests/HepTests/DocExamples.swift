@@ -123,4 +123,16 @@ import Testing
         // END cancel
         #expect(result.verdict == .cancelled && result.exitCode == 130)
     }
+
+    @Test func boundingARunWithATimeout() async throws {
+        // START timeout
+        let process = try HepProcess(
+            executableURL: hepBinary, arguments: ["simulate", "--scenario", "cancel-me"],
+            timeout: .milliseconds(500))  // still running after 0.5 s: cancelled, as by cancel()
+        let result = await process.result
+        print(process.timedOut, result.verdict.name)  // true cancelled
+        // END timeout
+        #expect(process.timedOut)
+        #expect(result.verdict == .cancelled && result.exitCode == 130)
+    }
 }

@@ -3,13 +3,26 @@
 //! stream cases use the same machinery.
 
 use super::{Res, canonical, get, get_array, get_bytes, same_json, text};
-use hep_core::run::{ToolCall, Turn};
+use hep_core::run::{Limits, ToolCall, Turn};
 use hep_core::{Event, Stream, StreamOptions, Terminal, Usage};
 use serde_json::{Map, Value, json};
 
 /// The keys `expect` may hold; list-valued ones are matched entry by entry.
-pub(crate) const EXPECT_KEYS: [&str; 9] =
-    ["frames", "violations", "skipped", "halted", "verdict", "conforms", "answer", "usage", "turns"];
+pub(crate) const EXPECT_KEYS: [&str; 13] = [
+    "frames",
+    "violations",
+    "skipped",
+    "halted",
+    "verdict",
+    "conforms",
+    "answer",
+    "usage",
+    "turns",
+    "violation_count",
+    "skipped_count",
+    "untracked_calls",
+    "turns_dropped",
+];
 
 pub(crate) fn run(case: &Value) -> Res {
     let whole = observe(case)?;
@@ -88,10 +101,34 @@ pub(crate) fn options(case: &Value) -> Res<StreamOptions> {
                 let max = v.as_u64().and_then(|m| usize::try_from(m).ok());
                 options.max_line_length = max.ok_or("`options.max_line_length` must be an integer")?;
             }
+            "limits" => options.limits = limits(v)?,
             other => return Err(format!("unknown option `{other}`")),
         }
     }
     Ok(options)
+}
+
+/// `options.limits`: any of `Limits`' fields by name, each a non-negative integer; the
+/// others keep the core's defaults.
+fn limits(given: &Value) -> Res<Limits> {
+    let mut limits = Limits::default();
+    for (key, v) in given.as_object().ok_or("`options.limits` must be an object")? {
+        let field = match key.as_str() {
+            "max_turns" => &mut limits.max_turns,
+            "max_text_bytes" => &mut limits.max_text_bytes,
+            "max_tool_output_bytes" => &mut limits.max_tool_output_bytes,
+            "max_tools_per_turn" => &mut limits.max_tools_per_turn,
+            "max_followups" => &mut limits.max_followups,
+            "max_compactions_per_turn" => &mut limits.max_compactions_per_turn,
+            "max_tracked_calls" => &mut limits.max_tracked_calls,
+            "max_reports" => &mut limits.max_reports,
+            "max_retained_bytes" => &mut limits.max_retained_bytes,
+            other => return Err(format!("unknown limit `options.limits.{other}`")),
+        };
+        let max = v.as_u64().and_then(|m| usize::try_from(m).ok());
+        *field = max.ok_or_else(|| format!("`options.limits.{key}` must be a non-negative integer"))?;
+    }
+    Ok(limits)
 }
 
 /// Each listed entry must match the actual one key by key (`tools` entries likewise);
@@ -147,6 +184,10 @@ pub(crate) fn outcome(chunks: &[&[u8]], options: StreamOptions, exit_code: Optio
         "answer": result.run.answer,
         "usage": usage(&result.run.usage),
         "turns": result.run.turns.iter().map(turn).collect::<Vec<_>>(),
+        "violation_count": result.violation_count,
+        "skipped_count": result.skipped_count,
+        "untracked_calls": result.untracked_calls,
+        "turns_dropped": result.run.turns_dropped,
     })
 }
 
@@ -158,13 +199,17 @@ fn turn(t: &Turn) -> Value {
     let mut o = Map::new();
     o.insert("turn_id".into(), t.turn_id.into());
     o.insert("text".into(), t.text.clone().into());
+    o.insert("text_dropped".into(), t.text_dropped.into());
     o.insert("end".into(), t.end.map(Terminal::as_str).into());
     o.insert("message".into(), t.message.clone().into());
     o.insert("error".into(), t.error.clone().into());
     o.insert("stop_reason".into(), t.stop_reason.clone().into());
     o.insert("usage".into(), t.usage.as_ref().map(usage).into());
     o.insert("compactions".into(), t.compactions.clone().into());
+    o.insert("compactions_dropped".into(), t.compactions_dropped.into());
+    o.insert("bytes_dropped".into(), t.bytes_dropped.into());
     o.insert("tools".into(), t.tools.iter().map(tool).collect::<Vec<_>>().into());
+    o.insert("tools_dropped".into(), t.tools_dropped.into());
     o.into()
 }
 
@@ -175,7 +220,39 @@ fn tool(c: &ToolCall) -> Value {
         "args_summary": c.args_summary,
         "status": c.status.as_str(),
         "output": c.output,
+        "output_dropped": c.output_dropped,
         "result": c.result,
         "followups": c.followups.iter().map(|f| f.action.clone()).collect::<Vec<_>>(),
+        "followups_dropped": c.followups_dropped,
     })
+}
+
+/// Each case of `stream/limits/` pins what its limits change: without `options.limits` it
+/// fails.
+#[test]
+fn limits_cases_fail_without_their_limits() {
+    let (files, _) = super::case_files(&super::root().join("stream").join("limits"));
+    assert!(files.len() >= 7, "limits cases: {files:?}");
+    for file in files {
+        let name = format!("limits/{}", file.file_stem().and_then(|n| n.to_str()).unwrap_or_default());
+        let without = super::run_mutated("stream", &name, |case| {
+            case.get_mut("options").and_then(Value::as_object_mut).map(|o| o.remove("limits"));
+        });
+        assert!(without.is_err(), "{name} passes without its limits");
+    }
+}
+
+/// The runner refuses a limit it does not know, and a value that is no count.
+#[test]
+fn unknown_or_bad_limits_are_refused() {
+    for (limits, complaint) in [
+        (json!({"max_turn": 2}), "unknown limit `options.limits.max_turn`"),
+        (json!({"max_turns": -1}), "`options.limits.max_turns` must be a non-negative integer"),
+        (json!([2]), "`options.limits` must be an object"),
+    ] {
+        let got = super::run_mutated("stream", "limits/turns-dropped-past-max-turns", |case| {
+            case["options"]["limits"] = limits;
+        });
+        assert_eq!(got, Err(complaint.to_owned()));
+    }
 }

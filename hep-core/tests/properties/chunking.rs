@@ -34,8 +34,8 @@ pub(crate) fn options() -> impl Strategy<Value = StreamOptions> {
     let max_line = prop_oneof![2 => Just(hep_core::lines::DEFAULT_MAX_LINE), 1 => 0usize..200];
     let limits = prop_oneof![
         2 => Just(Limits::default()),
-        1 => (0usize..4, 0usize..16, 0usize..16, 0usize..3, 0usize..3, 0usize..3, 0usize..64).prop_map(
-            |(t, x, o, c, f, r, b)| Limits {
+        1 => (0usize..4, 0usize..16, 0usize..16, 0usize..3, 0usize..3, 0usize..3, 0usize..64, 0usize..3, 0usize..3).prop_map(
+            |(t, x, o, c, f, r, b, k, i)| Limits {
                 max_turns: t,
                 max_text_bytes: x,
                 max_tool_output_bytes: o,
@@ -43,6 +43,8 @@ pub(crate) fn options() -> impl Strategy<Value = StreamOptions> {
                 max_followups: f,
                 max_reports: r,
                 max_retained_bytes: b,
+                max_compactions_per_turn: k,
+                max_tracked_calls: i,
             }
         ),
     ];

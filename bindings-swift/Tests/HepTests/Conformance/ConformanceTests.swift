@@ -41,12 +41,19 @@ enum Conformance {
             .sorted { $0.path < $1.path }.map { Case(group: group, url: $0) }
     }
 
-    /// Runs `c` with the runner of its group, recording what differs.
-    static func check(_ c: Case) {
-        do {
-            try runners[c.group]!(c.load())
-        } catch {
-            Issue.record("conformance/\(c.testDescription):\n    \("\(error)".replacingOccurrences(of: "\n", with: "\n    "))")
+    /// Runs `c` with the runner of its group (off Swift concurrency's pool), recording what
+    /// differs.
+    static func check(_ c: Case) async throws {
+        let failure: String? = try await offThePool {
+            do {
+                try runners[c.group]!(c.load())
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        if let failure {
+            Issue.record("conformance/\(c.testDescription):\n    \(failure.replacingOccurrences(of: "\n", with: "\n    "))")
         }
     }
 
@@ -57,13 +64,13 @@ enum Conformance {
 }
 
 @Suite struct ConformanceCases {
-    @Test(arguments: Conformance.cases("encode")) func encode(_ c: Case) { Conformance.check(c) }
-    @Test(arguments: Conformance.cases("decode")) func decode(_ c: Case) { Conformance.check(c) }
-    @Test(arguments: Conformance.cases("reject")) func reject(_ c: Case) { Conformance.check(c) }
-    @Test(arguments: Conformance.cases("bounds")) func bounds(_ c: Case) { Conformance.check(c) }
-    @Test(arguments: Conformance.cases("writer")) func writer(_ c: Case) { Conformance.check(c) }
-    @Test(arguments: Conformance.cases("stream")) func stream(_ c: Case) { Conformance.check(c) }
-    @Test(arguments: Conformance.cases("hostile")) func hostile(_ c: Case) { Conformance.check(c) }
+    @Test(arguments: Conformance.cases("encode")) func encode(_ c: Case) async throws { try await Conformance.check(c) }
+    @Test(arguments: Conformance.cases("decode")) func decode(_ c: Case) async throws { try await Conformance.check(c) }
+    @Test(arguments: Conformance.cases("reject")) func reject(_ c: Case) async throws { try await Conformance.check(c) }
+    @Test(arguments: Conformance.cases("bounds")) func bounds(_ c: Case) async throws { try await Conformance.check(c) }
+    @Test(arguments: Conformance.cases("writer")) func writer(_ c: Case) async throws { try await Conformance.check(c) }
+    @Test(arguments: Conformance.cases("stream")) func stream(_ c: Case) async throws { try await Conformance.check(c) }
+    @Test(arguments: Conformance.cases("hostile")) func hostile(_ c: Case) async throws { try await Conformance.check(c) }
 
     @Test(arguments: Conformance.groups) func folderHoldsCases(_ group: String) {
         #expect(!Conformance.cases(group).isEmpty, "conformance/\(group)/ holds no case: an empty folder proves nothing")
@@ -305,14 +312,89 @@ func apply(_ w: Writer, _ name: String, _ call: JSON) throws -> String? {
              "$.extra: expected 1, got nothing"),
             ("encode", { if case .string(let l) = $0["line"] { $0["line"] = .string(l + " ") } }, "the encoding of `frame` differs"),
             ("writer", { if case .array(let l) = $0["lines"] { $0["lines"] = .array(l + [.string("{}")]) } }, "lines instead of"),
-            ("hostile", { $0["form"] = .string("paragraph") }, "unknown hostile case `form` `paragraph`"),
-            ("hostile", { $0["outcome"] = .string("maybe") }, "unknown `outcome` `maybe`"),
-            ("hostile", { $0["topic"] = .string(" ") }, "`topic` must not be empty"),
         ]
         for (group, mutate, complaint) in cases {
             let said = Self.complaint(group, try Self.mutated(group, mutate))
             #expect(said?.contains(complaint) == true, "\(group): expected a complaint with \(complaint), got \(said ?? "none")")
         }
+    }
+
+    /// The hostile case `name`, with the object at `path` (keys, or indexes of arrays) given
+    /// `key` = `value`, or without `key` when `value` is nil (an array's item, by index).
+    static func hostile(_ name: String, at path: [String], _ key: String, _ value: JSON?) throws -> JSON {
+        func change(_ node: inout JSON, _ path: ArraySlice<String>) {
+            switch (node, path.first) {
+            case (.object(var object), let step?):
+                guard var child = object[step] else { return }
+                change(&child, path.dropFirst())
+                object[step] = child
+                node = .object(object)
+            case (.array(var array), let step?):
+                guard let index = Int(step), array.indices.contains(index) else { return }
+                change(&array[index], path.dropFirst())
+                node = .array(array)
+            case (.object(var object), nil):
+                object[key] = value
+                node = .object(object)
+            case (.array(var array), nil):
+                if value == nil, let index = Int(key), array.indices.contains(index) { array.remove(at: index) }
+                node = .array(array)
+            default:
+                return
+            }
+        }
+        var c = try Case(group: "hostile", url: Conformance.root.appendingPathComponent("hostile/\(name).json")).load()
+        change(&c, path[...])
+        return c
+    }
+
+    /// The mutations of hep-core/tests/conformance.rs (`hostile_runner_refuses_what_it_cannot_check`)
+    /// and of the Python and Node runners, with the same complaints.
+    @Test func hostileRunnerRefusesWhatItCannotCheck() throws {
+        let mutations: [(String, [String], String, JSON?, String)] = [
+            ("turn-id-2-pow-53", [], "form", .string("table"), "unknown hostile case `form` `table`"),
+            ("turn-id-2-pow-53", [], "outcome", .string("maybe"), "unknown `outcome` `maybe`"),
+            ("turn-id-2-pow-53", ["allowed", "0"], "outcome", .string("ignore"), "unknown allowed `outcome` `ignore`"),
+            ("turn-id-2-pow-53", ["allowed", "1"], "note", .string("x"), "unknown key `note` in an allowed outcome"),
+            ("turn-id-2-pow-53", [], "chosen", .int(1), "is allowed[0], not the chosen allowed[1]"),
+            ("turn-id-2-pow-53", [], "chosen", .int(5), "`chosen` 5 is no index of `allowed`"),
+            ("turn-id-2-pow-53", [], "allowed", .array([]), "`allowed` lists no outcome"),
+            ("turn-id-2-pow-53", [], "why", nil, "needs a non-empty string `why`"),
+            ("turn-id-2-pow-53", ["allowed"], "0", nil, "none of the allowed ones"),
+            ("turn-id-fraction", [], "frame", .object([:]), "key `frame` does not belong"),
+            ("turn-id-fraction", [], "input", .string("x"), "key `input` does not belong"),
+            ("turn-id-fraction", [], "topic", nil, "missing field `topic`"),
+            ("empty-line", [], "line", .string("{}\n{}"), "cannot hold `\\n`"),
+            ("empty-line", [], "line", .string("{}\r"), "cannot end in `\\r`"),
+            ("crlf-line-ends", ["expect"], "violations", nil, "must pin `violations`"),
+            ("crlf-line-ends", [], "outcome", .string("reject"), "must not conform"),
+            ("crlf-line-ends", [], "error", .object(["kind": .string("syntax")]), "key `error` does not belong"),
+            ("bom-before-the-header", ["allowed", "1"], "exit_status", .int(0), "unknown `expect` key `exit_status`"),
+            ("turn-id-2-pow-53", [], "topic", .string(" "), "`topic` must not be empty"),
+        ]
+        for (name, path, key, value, complaint) in mutations {
+            let said = Self.complaint("hostile", try Self.hostile(name, at: path, key, value))
+            #expect(said?.contains(complaint) == true, "\(name): expected a complaint with \(complaint), got \(said ?? "none")")
+        }
+        // Unchanged, each passes: the complaints come from the mutations.
+        for name in Set(mutations.map(\.0)) {
+            #expect(Self.complaint("hostile", try Self.hostile(name, at: [], "", nil)) == nil, "\(name)")
+        }
+    }
+
+    /// A line that halts a stream (a refused protocol version) is checked as a one-line
+    /// stream by the frames before the halt: the header, as decoding gives it.
+    @Test func hostileRunnerReadsALineThatHaltsTheStream() throws {
+        let header = #"{"type":"hep_header","hep":"v2","fah":"1.2.3","session":"s-1"}"#
+        let c = JSON.object([
+            "description": .string("a v2 header decodes; as a stream it halts after the header"),
+            "topic": .string("versions"), "form": .string("line"), "outcome": .string("accept"), "line": .string(header),
+            "frame": .object(["type": .string("hep_header"), "hep": .string("v2"), "fah": .string("1.2.3"), "session": .string("s-1")]),
+        ])
+        let stream = HepStream()
+        #expect(throws: HepError.self) { try stream.feed(header + "\n") }
+        #expect(stream.halted?.kind == "unsupported_version")
+        #expect(Self.complaint("hostile", c) == nil)
     }
 
     @Test func jsonEqualityIsStrictAboutTypes() {

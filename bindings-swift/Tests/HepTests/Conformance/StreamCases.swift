@@ -3,7 +3,10 @@
 import Foundation
 import Hep
 
-let expectKeys: Set = ["frames", "violations", "skipped", "halted", "verdict", "conforms", "answer", "usage", "turns"]
+let expectKeys: Set = [
+    "frames", "violations", "skipped", "halted", "verdict", "conforms", "answer", "usage", "turns",
+    "violation_count", "skipped_count", "untracked_calls", "turns_dropped",
+]
 
 @Sendable func runStream(_ c: JSON) throws {
     try checkExpect(get(c, "expect"), observe(c))
@@ -13,19 +16,28 @@ let expectKeys: Set = ["frames", "violations", "skipped", "halted", "verdict", "
 /// time and in 7-byte chunks (the outcomes must agree), and returns the outcome.
 func observe(_ c: JSON) throws -> [String: JSON] {
     let data = try streamInput(c)
-    let (strict, maxLine) = try streamOptions(c)
-    let exitCode: Int32?
-    switch has(c, "exit_code") ? try get(c, "exit_code") : .null {
-    case .null: exitCode = nil
-    case .int(let code) where Int32(exactly: code) != nil: exitCode = Int32(code)
-    default: throw CaseError("`exit_code` must be an integer or null")
-    }
-    let whole = try outcome(data, chunk: data.count, strict: strict, maxLine: maxLine, exitCode: exitCode)
-    for (how, chunk) in [("one byte at a time", 1), ("in 7-byte chunks", 7)] {
-        let other = try outcome(data, chunk: chunk, strict: strict, maxLine: maxLine, exitCode: exitCode)
+    let options = try streamOptions(c)
+    let exitCode = try streamExitCode(c)
+    let whole = try outcome([data], options, exitCode: exitCode)
+    for (how, size) in [("one byte at a time", 1), ("in 7-byte chunks", 7)] {
+        let other = try outcome(chunks(data, size: size), options, exitCode: exitCode)
         try sameJSON("fed \(how), the outcome (vs. fed whole)", .object(whole), .object(other))
     }
     return whole
+}
+
+/// `exit_code`: an integer, or null (unknown) when absent.
+func streamExitCode(_ c: JSON) throws -> Int32? {
+    switch has(c, "exit_code") ? try get(c, "exit_code") : .null {
+    case .null: return nil
+    case .int(let code) where Int32(exactly: code) != nil: return Int32(code)
+    default: throw CaseError("`exit_code` must be an integer or null")
+    }
+}
+
+/// `data` in pieces of `size` bytes (the last one shorter).
+func chunks(_ data: Data, size: Int) -> [Data] {
+    stride(from: 0, to: data.count, by: max(size, 1)).map { data.subdata(in: $0..<min($0 + max(size, 1), data.count)) }
 }
 
 /// Checks every key of `expect` against the outcome `whole`.
@@ -62,21 +74,49 @@ func streamInput(_ c: JSON) throws -> Data {
     return data
 }
 
-func streamOptions(_ c: JSON) throws -> (strict: Bool, maxLine: UInt64) {
+/// How a stream is read: strict or lenient, the longest accepted line, and its limits.
+struct ReadOptions: Sendable {
     var strict = false
     var maxLine: UInt64 = 16 << 20
-    guard has(c, "options") else { return (strict, maxLine) }
+    var limits = Limits()
+}
+
+/// `options.limits` as `Limits`: an unknown limit or a value that is no count fails the case.
+func streamLimits(_ given: JSON) throws -> Limits {
+    guard case .object(let given) = given else { throw CaseError("`options.limits` must be an object") }
+    // The keys (the core's names) and the fields of `Limits` they set.
+    let fields: [String: WritableKeyPath<Limits, UInt64>] = [
+        "max_turns": \.maxTurns, "max_text_bytes": \.maxTextBytes, "max_tool_output_bytes": \.maxToolOutputBytes,
+        "max_tools_per_turn": \.maxToolsPerTurn, "max_followups": \.maxFollowups, "max_reports": \.maxReports,
+        "max_retained_bytes": \.maxRetainedBytes, "max_tracked_calls": \.maxTrackedCalls,
+        "max_compactions_per_turn": \.maxCompactionsPerTurn,
+    ]
+    var limits = Limits()
+    for (key, value) in given {
+        guard let field = fields[key] else { throw CaseError("unknown limit `options.limits.\(key)`") }
+        guard case .int(let max) = value, let count = UInt64(exactly: max) else {
+            throw CaseError("`options.limits.\(key)` must be a non-negative integer")
+        }
+        limits[keyPath: field] = count
+    }
+    return limits
+}
+
+func streamOptions(_ c: JSON) throws -> ReadOptions {
+    var read = ReadOptions()
+    guard has(c, "options") else { return read }
     guard case .object(let options) = try get(c, "options") else { throw CaseError("`options` must be an object") }
     for (key, value) in options {
         switch (key, value) {
-        case ("strict", .bool(let flag)): strict = flag
+        case ("strict", .bool(let flag)): read.strict = flag
         case ("strict", _): throw CaseError("`options.strict` must be a boolean")
-        case ("max_line_length", .int(let max)) where max >= 0: maxLine = UInt64(max)
+        case ("max_line_length", .int(let max)) where max >= 0: read.maxLine = UInt64(max)
         case ("max_line_length", _): throw CaseError("`options.max_line_length` must be an integer")
+        case ("limits", _): read.limits = try streamLimits(value)
         default: throw CaseError("unknown option `\(key)`")
         }
     }
-    return (strict, maxLine)
+    return read
 }
 
 /// Each listed entry must match the actual one key by key (`tools` entries likewise); the
@@ -100,23 +140,13 @@ func entries(_ path: String, _ want: [JSON], _ got: [JSON]) throws {
     }
 }
 
-/// Everything a case can check, as JSON, after feeding `data` in `chunk`-byte pieces to a
-/// fresh `HepStream` and finishing it with `exitCode`.
-func outcome(_ data: Data, chunk: Int, strict: Bool, maxLine: UInt64, exitCode: Int32?) throws -> [String: JSON] {
-    let stream = HepStream(strict: strict, maxLineBytes: maxLine)
+/// Everything a case can check, as JSON, after feeding `chunks` to a fresh `HepStream`,
+/// ending its input and finishing it with `exitCode`.
+func outcome(_ chunks: [Data], _ options: ReadOptions, exitCode: Int32?) throws -> [String: JSON] {
+    let stream = HepStream(strict: options.strict, maxLineBytes: options.maxLine, limits: options.limits)
     var frames: [JSON] = []
     var raised: [HepError] = []
-    let step = max(chunk, 1)
-    for start in stride(from: 0, to: data.count, by: step) {
-        let got: [Received]
-        do {
-            got = try stream.feedReceived(data.subdata(in: start..<min(start + step, data.count)))
-        } catch let error as HepError {
-            // A halt (strict mode, or an unsupported version in any mode) is thrown, with the
-            // frames before it in that chunk kept by the stream.
-            raised.append(error)
-            got = stream.receivedBeforeHalt
-        }
+    func take(_ got: [Received]) throws {
         for received in got {
             let form: JSON
             do {
@@ -128,8 +158,26 @@ func outcome(_ data: Data, chunk: Int, strict: Bool, maxLine: UInt64, exitCode: 
             guard (try? parseLine(received.raw)) == received.frame else {
                 throw CaseError("line \(received.line): `raw` \(received.raw.debugDescription) is not the frame's line")
             }
-            frames.append(.object(["line": .of(received.line), "type": .string(received.frame.type), "frame": form]))
+            frames.append(.object([
+                "line": .of(received.line), "type": .string(received.frame.type), "frame": form, "raw": .string(received.raw),
+            ]))
         }
+    }
+    for chunk in chunks {
+        do {
+            try take(try stream.feedReceived(chunk))
+        } catch let error as HepError {
+            // A halt (strict mode, or an unsupported version in any mode) is thrown, with the
+            // frames before it in that chunk kept by the stream.
+            raised.append(error)
+            try take(stream.receivedBeforeHalt)
+        }
+    }
+    do {
+        let tail = try stream.endInput()
+        guard tail.isEmpty else { throw CaseError("ending the input gave frames: \(tail)") }
+    } catch let error as HepError {
+        raised.append(error)  // strict mode: a truncated last line halts
     }
     let result = stream.finish(exitCode: exitCode)
     let halted = JSON.of(result.halted) { .object(["kind": .string($0.kind), "line": .of($0.line)]) }
@@ -139,6 +187,12 @@ func outcome(_ data: Data, chunk: Int, strict: Bool, maxLine: UInt64, exitCode: 
             throw CaseError("feeding threw \(error) but the result's halt is \(show(halted))")
         }
     }
+    let skipped = result.skipped.map { JSON.object(["line": .of($0.line), "kind": .string($0.kind)]) }
+    try sameJSON("`skipped` of the stream (vs. the result's)", .array(skipped),
+                 .array(stream.skipped.map { .object(["line": .of($0.line), "kind": .string($0.kind)]) }))
+    guard stream.violations == result.violations else {
+        throw CaseError("`violations` of the stream differ from the result's: \(stream.violations) vs \(result.violations)")
+    }
     return [
         "frames": .array(frames),
         "violations": .array(result.violations.map { v in
@@ -147,13 +201,17 @@ func outcome(_ data: Data, chunk: Int, strict: Bool, maxLine: UInt64, exitCode: 
                 "line": .of(v.line), "turn_id": .of(v.turnId, JSON.of),
             ])
         }),
-        "skipped": .array(result.skipped.map { .object(["line": .of($0.line), "kind": .string($0.kind)]) }),
+        "skipped": .array(skipped),
         "halted": halted,
         "verdict": .string(result.verdict.name),
         "conforms": .bool(result.conforms),
         "answer": .of(result.answer, JSON.string),
         "usage": usage(result.usage),
         "turns": .array(result.turns.map(turn)),
+        "violation_count": .of(result.violationCount),
+        "skipped_count": .of(result.skippedCount),
+        "untracked_calls": .of(result.untrackedCalls),
+        "turns_dropped": .of(result.turnsDropped),
     ]
 }
 
@@ -172,13 +230,17 @@ func turn(_ t: Turn) -> JSON {
     return .object([
         "turn_id": .of(t.turnId),
         "text": .string(t.text),
+        "text_dropped": .of(t.textDropped),
         "end": end,
         "message": .of(t.message, JSON.string),
         "error": .of(t.error, JSON.string),
         "stop_reason": .of(t.stopReason, JSON.string),
         "usage": .of(t.usage, usage),
         "compactions": .array(t.compactions.map(JSON.of)),
+        "compactions_dropped": .of(t.compactionsDropped),
+        "bytes_dropped": .of(t.bytesDropped),
         "tools": .array(t.tools.map(tool)),
+        "tools_dropped": .of(t.toolsDropped),
     ])
 }
 
@@ -195,7 +257,9 @@ func tool(_ c: ToolCall) -> JSON {
         "args_summary": .string(c.argsSummary),
         "status": .string(status),
         "output": .string(c.output),
+        "output_dropped": .of(c.outputDropped),
         "result": .of(c.result, JSON.string),
         "followups": .array(c.followups.map { .string($0.action) }),
+        "followups_dropped": .of(c.followupsDropped),
     ])
 }

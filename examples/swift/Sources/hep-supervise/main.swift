@@ -139,7 +139,7 @@ mirror.endText()
 
 // START verdict
 print("── summary ──")
-print("verdict     \(result.verdict.name) — \(result.reasons.joined(separator: "; "))")
+print("verdict     \(result.verdict.name) — \(sanitize(result.reasons.joined(separator: "; ")))")
 print("answer      \(result.answer.map(sanitize) ?? "(none)")")
 print("usage       \(result.usage.input) in / \(result.usage.output) out · \(String(format: "$%.6f", result.usage.cost))")
 let tools = result.turns.flatMap(\.tools)
