@@ -2,11 +2,10 @@
 //! that the factory of `lib/errors.js` builds from the failure's record.
 
 use hep_core::Error;
+use hep_core::boundary::catch_panic;
 use napi::bindgen_prelude::{Env, Function, FunctionRef, Status, Unknown};
 use napi_derive::napi;
 use serde::Serialize;
-use std::any::Any;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// A failure of a native call.
 #[derive(Debug)]
@@ -78,16 +77,6 @@ impl Failure {
 const INTERNAL: &str =
     r#"{"kind":"internal","line":0,"column":0,"message":"unknown","excerpt":"","text":"hep internal error"}"#;
 
-/// The text of a panic's payload.
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    let text = payload
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("a panic without a message");
-    format!("hep internal error: {text}")
-}
-
 /// Runs the body of an export: a panic becomes an internal failure, and a failure is thrown
 /// to the caller as a `HepError` (code `HEP_INTERNAL` for an internal one). Every export
 /// runs its body in it; their `catch_unwind` attribute covers what napi does around the body
@@ -98,8 +87,7 @@ pub(crate) fn boundary<T>(env: &Env, body: impl FnOnce() -> Outcome<T>) -> napi:
 
 /// The outcome of `body`, a panic inside it turned into an internal failure.
 fn caught<T>(body: impl FnOnce() -> Outcome<T>) -> Outcome<T> {
-    catch_unwind(AssertUnwindSafe(body))
-        .unwrap_or_else(|payload| Err(Failure::Internal(panic_message(payload.as_ref()))))
+    catch_panic(body).unwrap_or_else(|message| Err(Failure::Internal(message)))
 }
 
 /// The `HepError` factory of `lib/errors.js`: a record (JSON text) in, an error out.

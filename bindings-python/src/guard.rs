@@ -10,23 +10,12 @@
 //! `__clear__` (which only visit or drop references).
 
 use crate::errors::internal;
+use hep_core::boundary::catch_panic;
 use pyo3::prelude::*;
-use std::any::Any;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// Runs `body`; a panic inside it is raised as an internal `HepError` naming the panic.
 pub(crate) fn guard<T>(body: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
-    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| Err(internal(&panic_message(payload.as_ref()))))
-}
-
-/// The text of a panic's payload, as the error says it.
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    let text = payload
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("a panic without a message");
-    format!("hep internal error: {text}")
+    catch_panic(body).unwrap_or_else(|message| Err(internal(&message)))
 }
 
 #[cfg(test)]

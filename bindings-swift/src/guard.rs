@@ -31,23 +31,11 @@
 //! check of each sum.
 
 use crate::errors::CoreError;
-use std::any::Any;
-use std::panic::{AssertUnwindSafe, catch_unwind};
+use hep_core::boundary::catch_panic;
 
 /// Runs `body`; a panic inside it is returned as [`CoreError::Internal`] naming the panic.
 pub(crate) fn guard<T>(body: impl FnOnce() -> Result<T, CoreError>) -> Result<T, CoreError> {
-    catch_unwind(AssertUnwindSafe(body))
-        .unwrap_or_else(|payload| Err(CoreError::Internal { message: panic_message(payload.as_ref()) }))
-}
-
-/// The text of a panic's payload, as the error says it.
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    let text = payload
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("a panic without a message");
-    format!("hep internal error: {text}")
+    catch_panic(body).unwrap_or_else(|message| Err(CoreError::Internal { message }))
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod boundary;
 pub mod bounds;
 mod decode;
 pub mod display;
