@@ -140,7 +140,7 @@ fuzz-smoke: fuzz-env
 ## workspace under valgrind memcheck (scripts/memcheck/rust.sh; property tests at
 ## PROPTEST_CASES=16), and the Swift binding's tests under AddressSanitizer and
 ## LeakSanitizer (scripts/memcheck/swift.sh): any memory error or definite leak fails.
-## About 3 + 1 minutes with warm builds. `make memcheck-smoke`, about 1.5 minutes: the
+## About 9 + 1.5 minutes with warm builds. `make memcheck-smoke`, about 1.5 minutes: the
 ## binding crates' and hep-core's unit tests and the conformance runner under valgrind.
 .PHONY: memcheck memcheck-smoke
 memcheck: toolchain

@@ -58,29 +58,38 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async throws -> 
 /// Kills the group `pid` if the test still waits after `seconds`; `stop()` records an issue
 /// when it did.
 final class Watchdog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var didFire = false
-    private var item: DispatchWorkItem?
+    private let fired: Fired
+    private let item: DispatchWorkItem
+    private let seconds: Double
 
     init(_ pid: Int32, seconds: Double = 15) {
         self.seconds = seconds
-        let item = DispatchWorkItem { [self] in
-            lock.withLock { didFire = true }
+        // The work item holds only the flag, not the watchdog: no reference cycle to leak.
+        let fired = Fired()
+        self.fired = fired
+        item = DispatchWorkItem {
+            fired.set()
             _ = killpg(pid, SIGKILL)
         }
-        self.item = item
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: item)
     }
 
-    private let seconds: Double
-
     /// Stops the watchdog, recording an issue if it had to kill the child.
     func stop(_ why: Comment = "the child was killed by the watchdog: output is buffered or a process leaked") {
-        item?.cancel()
-        if lock.withLock({ didFire }) {
+        item.cancel()
+        if fired.isSet {
             Issue.record("after \(seconds) s, \(why)")
         }
     }
+}
+
+/// Whether a watchdog fired, shared by the watchdog and its work item.
+private final class Fired: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
 }
 
 /// Frames until (and including) the first one matching `stop`.
