@@ -92,7 +92,7 @@ bench-swift: toolchain
 ## language (release), pipes generated HEP streams into it (nothing is saved) and checks the
 ## counts, that peak RSS does not grow with the stream, and that lines over the maximum
 ## cost a bounded buffer. `make bounds` (sessions of 64 MiB and 1 GiB, a 256 MiB line,
-## lines over the maximum; about 5 minutes plus the builds) prints the table recorded in
+## lines over the maximum; about 1.5 minutes plus the builds) prints the table recorded in
 ## docs/reliability.md; `make bounds-smoke` (8 and 64 MiB; part of `make test`) checks the
 ## same on small streams. BOUNDS_LANGS=rust,python picks the languages.
 .PHONY: bounds bounds-smoke
