@@ -363,18 +363,15 @@ impl Budget {
 
     /// The longest prefix of `text` that fits, now counted as held.
     fn keep(&mut self, text: &str) -> String {
-        let mut end = self.room().min(text.len());
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        self.used += end;
-        self.dropped += (text.len() - end) as u64;
-        text.get(..end).unwrap_or_default().to_owned()
+        let kept = prefix_within(text, self.room());
+        self.used += kept.len();
+        self.dropped += (text.len() - kept.len()) as u64;
+        kept.to_owned()
     }
 
     /// Counts `bytes` the turn no longer holds.
     fn free(&mut self, bytes: usize) {
-        self.used -= bytes;
+        self.used = self.used.saturating_sub(bytes);
     }
 
     /// Replaces `field` with what fits of `text`.
@@ -444,16 +441,19 @@ fn push_bounded(buf: &mut String, dropped: &mut u64, text: &str, max: usize) -> 
         buf.push_str(text);
         return text.len();
     }
-    let mut end = room.min(text.len());
+    let kept = if *dropped > 0 { "" } else { prefix_within(text, room) };
+    buf.push_str(kept);
+    *dropped += (text.len() - kept.len()) as u64;
+    kept.len()
+}
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
+fn prefix_within(text: &str, max: usize) -> &str {
+    let mut end = max.min(text.len());
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    if *dropped > 0 {
-        end = 0;
-    }
-    buf.push_str(text.get(..end).unwrap_or_default());
-    *dropped += (text.len() - end) as u64;
-    end
+    text.get(..end).unwrap_or_default()
 }
 
 #[cfg(test)]
