@@ -124,7 +124,7 @@ pub(crate) fn supervise_within(
     let mut group = Group { child, reaped: None };
 
     let (send, receive) = mpsc::sync_channel(READ_AHEAD);
-    let reader = thread::spawn(move || read_chunks(stdout, |chunk| send.send(chunk).is_ok()));
+    let reader = thread::spawn(move || read_chunks(stdout, |chunk| send.send(chunk.to_vec()).is_ok()));
     let tail = Arc::new(Mutex::new(Tail::default()));
     let tail_reader = {
         let tail = Arc::clone(&tail);
@@ -185,15 +185,16 @@ pub(crate) fn supervise_within(
     Ok(Outcome { result: stream.finish(Some(exit_code)), exit_code, stderr, timed_out })
 }
 
-/// Hands every chunk `from` yields to `send`, as soon as it is read; stops at the end, or
-/// when `send` says nobody listens.
-fn read_chunks(mut from: impl Read, mut send: impl FnMut(Vec<u8>) -> bool) -> io::Result<()> {
+/// Hands every chunk `from` yields to `send` as soon as it is read (reads return as soon
+/// as the pipe has data, so nothing waits for a buffer to fill); stops at the end, or when
+/// `send` says nobody listens.
+fn read_chunks(mut from: impl Read, mut send: impl FnMut(&[u8]) -> bool) -> io::Result<()> {
     let mut buf = vec![0; 64 << 10];
     loop {
         match from.read(&mut buf) {
             Ok(0) => return Ok(()),
             Ok(n) => {
-                if !send(buf.get(..n).unwrap_or_default().to_vec()) {
+                if !send(buf.get(..n).unwrap_or_default()) {
                     return Ok(());
                 }
             }
@@ -204,29 +205,21 @@ fn read_chunks(mut from: impl Read, mut send: impl FnMut(Vec<u8>) -> bool) -> io
 }
 
 /// Feeds everything `from` yields into `stream`, handing each event to `send` as soon as
-/// it exists (reads return as soon as the pipe has data, so nothing waits for a buffer to
-/// fill); stops early when `send` says nobody listens. Gives the stream back at the end.
+/// it exists; stops early when `send` says nobody listens. Gives the stream back at the end.
 pub(crate) fn read_stream(
-    mut from: impl Read,
+    from: impl Read,
     mut stream: Stream,
     mut send: impl FnMut(Event) -> bool,
 ) -> io::Result<Stream> {
-    let mut buf = vec![0; 64 << 10];
     let mut listening = true;
-    loop {
-        let n = match from.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        stream.feed_with(buf.get(..n).unwrap_or_default(), |event| listening = listening && send(event));
-        if !listening {
-            return Ok(stream);
+    read_chunks(from, |chunk| {
+        stream.feed_with(chunk, |event| listening = listening && send(event));
+        listening
+    })?;
+    if listening {
+        for event in stream.end_input() {
+            send(event);
         }
-    }
-    for event in stream.end_input() {
-        send(event);
     }
     Ok(stream)
 }

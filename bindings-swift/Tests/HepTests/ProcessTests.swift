@@ -254,8 +254,7 @@ func isDelta(_ frame: Frame) -> Bool {
         #expect(seen.count == 3)
         #expect(result.verdict == .ok)
         #expect(result.exitCode == 0)
-        let sleeper = result.stderrTail?.split(separator: " ").last.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        let pid = try #require(sleeper, "no sleeper pid in \(String(describing: result.stderrTail))")
+        let pid = try #require(pids(result, named: "sleeper").first, "no sleeper pid in \(String(describing: result.stderrTail))")
         #expect(try await eventually { !alive(pid) }, "the sleeper \(pid) outlived the run")
     }
 
