@@ -53,11 +53,8 @@ function checkLimits(limits, what) {
 class Stream {
   #native;
   #raw;
-  #violations = [];
-  #skipped = [];
   #halted = null;
   #finished = false;
-  #maxReports;
 
   /**
    * Options: `strict` (throw at the first error violation or unreadable line), `maxLineBytes`
@@ -75,7 +72,6 @@ class Stream {
     check.boolean(raw, 'Stream(options): raw');
     const limits = checkLimits(options.limits, 'Stream(options): limits');
     this.#native = new native.NativeStream(strict, maxLineBytes, raw, limits);
-    this.#maxReports = this.#native.maxReports;
     this.#raw = raw;
   }
 
@@ -110,13 +106,10 @@ class Stream {
     if (stderrTail !== null) check.string(stderrTail, 'Stream.finish(stderrTail)');
     this.#finished = true;
     // Ends the input first (if not yet), so a truncated last line is among `skipped`.
-    const [, , extras] = this.#native.endInput();
-    if (extras !== null) this.#collect(extras);
+    this.#halt(this.#native.endInput()[2]);
     const finishedNative = this.#native;
     const turns = () => JSON.parse(finishedNative.turns());
-    const result = runResult(JSON.parse(finishedNative.finish(exitCode)), turns, stderrTail);
-    this.#violations = result.violations;
-    return result;
+    return runResult(JSON.parse(finishedNative.finish(exitCode)), turns, stderrTail);
   }
 
   /**
@@ -124,12 +117,12 @@ class Stream {
    * end-of-stream ones included).
    */
   get violations() {
-    return this.#violations.slice();
+    return JSON.parse(this.#native.reports()).violations.map(violation);
   }
 
   /** The lines skipped so far (the first 1000), as `HepError`s. */
   get skipped() {
-    return this.#skipped.slice();
+    return JSON.parse(this.#native.reports()).skipped.map(fromRecord);
   }
 
   /** The error that halted the stream, or null. */
@@ -138,22 +131,19 @@ class Stream {
   }
 
   /** The frames of a batch; a halt is thrown, with the frames before it as `frames`. */
-  #take([pool, cols, extras]) {
+  #take([pool, cols, halted]) {
     const frames = framesOf(pool, cols, this.#raw);
-    if (extras !== null && this.#collect(extras)) {
+    if (this.#halt(halted)) {
       this.#halted.frames = frames;
       throw this.#halted;
     }
     return frames;
   }
 
-  /** Keeps the violations, skipped lines and halt of a batch (JSON); true when it halted. */
-  #collect(extras) {
-    const { violations, skipped, halted } = JSON.parse(extras);
-    for (const v of violations) if (this.#violations.length < this.#maxReports) this.#violations.push(violation(v));
-    for (const s of skipped) if (this.#skipped.length < this.#maxReports) this.#skipped.push(fromRecord(s));
+  /** Keeps the halt of a batch (the JSON of its record, or null); true when it halted. */
+  #halt(halted) {
     if (halted === null) return false;
-    this.#halted = fromRecord(halted);
+    this.#halted = fromRecord(JSON.parse(halted));
     return true;
   }
 }

@@ -1,7 +1,7 @@
 //! The batch: every frame a call completes, handed to JavaScript in one return value and
 //! turned into plain objects by `lib/frames.js` (which mirrors the layout below).
 //!
-//! A batch is the array `[pool, cols, extras]`:
+//! A batch is the array `[pool, cols, halted]`:
 //!
 //! - `pool`: one string holding every string field of every frame, in the order listed
 //!   below (written as UTF-16, which V8 copies as it is, or narrows when it can).
@@ -13,17 +13,17 @@
 //!   boolean is 0 or 1, an absent optional field is NaN, and `tool_results` is its length
 //!   followed by each result's `id`, `name`, `ok` and `text`.
 //!   An unknown frame is its line (JSON text, parsed by JavaScript).
-//! - `extras`: `null`, or the JSON text of `{"violations", "skipped", "halted"}` (the core's
-//!   serialization) when the call found any.
+//! - `halted`: `null`, or the JSON text of the [`Record`] of the error that halted the
+//!   stream. Violations and skipped lines stay in the core, which keeps the first
+//!   `max_reports` (`NativeStream.reports`).
 //!
 //! One string and one typed array per chunk replace the hundreds of strings and objects a
 //! chunk holds, each of which would cost a boundary crossing of its own.
 
 use crate::failure::Record;
 use crate::text::push_utf16;
-use hep_core::{Error, Event, Frame, Violation};
+use hep_core::{Error, Event, Frame};
 use napi::bindgen_prelude::{Array, Env, Float64Array};
-use serde::Serialize;
 
 /// The type of each frame code: the protocol's frame types in the spec's order, then
 /// `unknown` for a type v1 does not know.
@@ -62,23 +62,12 @@ fn code(frame: &Frame) -> f64 {
     }
 }
 
-/// What a call found besides frames: violations as the core serializes them, errors as
-/// [`Record`]s.
-#[derive(Serialize)]
-struct Extras<'a> {
-    violations: &'a [Violation],
-    skipped: Vec<Record<'a>>,
-    halted: Option<Record<'a>>,
-}
-
 /// The batch being written; reused from call to call.
 #[derive(Debug, Default)]
 pub(crate) struct Batch {
     raw: bool,
     pool: Vec<u16>,
     cols: Vec<f64>,
-    violations: Vec<Violation>,
-    skipped: Vec<Error>,
     halted: Option<Error>,
 }
 
@@ -92,8 +81,7 @@ impl Batch {
     pub(crate) fn event(&mut self, event: Event) {
         match event {
             Event::Frame(received) => self.frame(received.line, &received.raw, &received.frame),
-            Event::Violation(v) => self.violations.push(v),
-            Event::Skipped(e) => self.skipped.push(e),
+            Event::Violation(_) | Event::Skipped(_) => {}
             Event::Halted(e) => self.halted = Some(e),
         }
     }
@@ -185,35 +173,23 @@ impl Batch {
         self.cols.push(if value { 1.0 } else { 0.0 });
     }
 
-    /// The batch as the JavaScript array `[pool, cols, extras]`; the batch is empty again.
+    /// The batch as the JavaScript array `[pool, cols, halted]`; the batch is empty again.
     pub(crate) fn take<'env>(&mut self, env: &'env Env) -> napi::Result<Array<'env>> {
         let pool = env.create_string_utf16(&self.pool)?;
         let capacity = self.cols.len();
         let cols = Float64Array::new(std::mem::replace(&mut self.cols, Vec::with_capacity(capacity)));
-        let extras = self.extras()?;
+        let halted = match self.halted.take() {
+            Some(error) => {
+                Some(serde_json::to_string(&Record::of(&error)).map_err(|e| napi::Error::from_reason(e.to_string()))?)
+            }
+            None => None,
+        };
         self.pool.clear();
         let mut batch = env.create_array(3)?;
         batch.set(0, pool)?;
         batch.set(1, cols)?;
-        batch.set(2, extras)?;
+        batch.set(2, halted)?;
         Ok(batch)
-    }
-
-    /// The violations, skipped lines and halt found, as JSON (`None` when there are none).
-    fn extras(&mut self) -> napi::Result<Option<String>> {
-        if self.violations.is_empty() && self.skipped.is_empty() && self.halted.is_none() {
-            return Ok(None);
-        }
-        let extras = Extras {
-            violations: &self.violations,
-            skipped: self.skipped.iter().map(Record::of).collect(),
-            halted: self.halted.as_ref().map(Record::of),
-        };
-        let text = serde_json::to_string(&extras).map_err(|e| napi::Error::from_reason(e.to_string()))?;
-        self.violations.clear();
-        self.skipped.clear();
-        self.halted = None;
-        Ok(Some(text))
     }
 }
 

@@ -1,7 +1,7 @@
 //! `NativeStream`: the core's [`Stream`], fed chunk by chunk; each call returns one batch.
 
 use crate::batch::Batch;
-use crate::failure::{Failure, Outcome, boundary};
+use crate::failure::{Failure, Outcome, Record, boundary};
 use crate::text::js_string;
 use hep_core::run::Limits;
 use hep_core::{Error, HepHeader, RunResult, Stream, StreamOptions, Terminal, Usage, Verdict, Violation};
@@ -17,7 +17,6 @@ pub struct NativeStream {
     stream: Option<Stream>,
     batch: Batch,
     result: Option<RunResult>,
-    max_reports: usize,
 }
 
 /// The core's [`Limits`], each optional (absent: the core's default); JavaScript's
@@ -115,6 +114,19 @@ impl<'a> Summary<'a> {
     }
 }
 
+/// Violations as the core serializes them, skipped lines as [`Record`]s.
+#[derive(Serialize)]
+struct Reports<'a> {
+    violations: &'a [Violation],
+    skipped: Vec<Record<'a>>,
+}
+
+impl<'a> Reports<'a> {
+    fn of(violations: &'a [Violation], skipped: &'a [Error]) -> Self {
+        Self { violations, skipped: skipped.iter().map(Record::of).collect() }
+    }
+}
+
 /// `value` as JSON, for JavaScript.
 fn json<'env>(env: &'env Env, value: &impl Serialize) -> Outcome<JsString<'env>> {
     let text = serde_json::to_string(value).map_err(|e| Failure::Internal(e.to_string()))?;
@@ -154,19 +166,22 @@ impl NativeStream {
             // Each number is a non-negative integer (checked by lib/stream.js); `as` saturates.
             let limits = limits.map_or_else(Limits::default, Limits::from);
             let options = StreamOptions { strict, max_line_length: max_line_bytes as usize, limits };
-            Ok(Self {
-                stream: Some(Stream::new(options)),
-                batch: Batch::new(raw),
-                result: None,
-                max_reports: limits.max_reports,
-            })
+            Ok(Self { stream: Some(Stream::new(options)), batch: Batch::new(raw), result: None })
         })
     }
 
-    /// Most violations, and most skipped lines, a stream keeps (the core's report cap).
-    #[napi(getter, catch_unwind)]
-    pub fn max_reports(&self, env: Env) -> napi::Result<f64> {
-        boundary(&env, || Ok(self.max_reports as f64))
+    /// The violations and skipped lines the core keeps (the first `max_reports` of each;
+    /// after `finish`, the result's), as the JSON of [`Reports`].
+    #[napi(catch_unwind)]
+    pub fn reports<'env>(&self, env: &'env Env) -> napi::Result<JsString<'env>> {
+        boundary(env, || {
+            let extras = match (&self.stream, &self.result) {
+                (Some(stream), _) => Reports::of(stream.violations(), stream.skipped()),
+                (None, Some(result)) => Reports::of(&result.violations, &result.skipped),
+                (None, None) => return Err(finished()),
+            };
+            json(env, &extras)
+        })
     }
 
     /// Feeds bytes (a `Buffer` or any `Uint8Array`).
