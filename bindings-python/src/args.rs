@@ -1,9 +1,10 @@
-//! Tool-call arguments: a Python mapping to the JSON object the core renders, as `json.dumps`
-//! would see it (key order kept), without a round trip through JSON text.
+//! Tool-call arguments: a Python mapping to the core's [`Args`], as `json.dumps` would see it
+//! (key order kept), without a round trip through JSON text. A value holding a non-finite
+//! float is one JSON cannot write: the core renders it as the reference does.
 
 use crate::errors::check;
 use crate::fields::as_dict;
-use hep_core::{ArgsMode, Error, ErrorKind, MAX_DEPTH, parse_args};
+use hep_core::{Args, ArgsMode, Error, ErrorKind, MAX_DEPTH, parse_args};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -18,61 +19,72 @@ pub(crate) fn args_mode(mode: &str, what: &str) -> PyResult<ArgsMode> {
     }
 }
 
-/// `args`, a mapping or the JSON text of an object, as a JSON object (see [`args_to_json`]).
-pub(crate) fn args_of(args: &Bound<'_, PyAny>) -> PyResult<Map<String, Value>> {
+/// `args`, a mapping or the JSON text of an object, as the core's arguments (see [`args_to_core`]).
+pub(crate) fn args_of(args: &Bound<'_, PyAny>) -> PyResult<Args> {
     match args.cast::<PyString>() {
         Ok(text) => check(args.py(), parse_args(&text.to_cow()?)),
-        Err(_) => args_to_json(args),
+        Err(_) => args_to_core(args),
     }
 }
 
-/// `args` (a mapping with string keys) as a JSON object; nesting is capped at the core's
-/// `MAX_DEPTH`, which also stops a container that holds itself.
-pub(crate) fn args_to_json(args: &Bound<'_, PyAny>) -> PyResult<Map<String, Value>> {
-    object(&as_dict(args, "tool arguments must be a mapping")?, 1)
-}
-
-fn object(dict: &Bound<'_, PyDict>, depth: usize) -> PyResult<Map<String, Value>> {
-    let mut map = Map::with_capacity(dict.len());
-    for (key, item) in dict.iter() {
-        let key = key.cast::<PyString>().map_err(|_| {
-            PyTypeError::new_err(format!("tool argument keys must be strings, not {}", type_name(&key)))
-        })?;
-        map.insert(key.to_cow()?.into_owned(), value(&item, depth)?);
+/// `args` (a mapping with string keys) as the core's arguments; a value holding a float
+/// JSON cannot write (`nan`, `inf`) is kept as unserializable. Nesting is capped at the
+/// core's `MAX_DEPTH`, which also stops a container that holds itself.
+pub(crate) fn args_to_core(args: &Bound<'_, PyAny>) -> PyResult<Args> {
+    let mut out = Args::new();
+    for (key, item) in entries(&as_dict(args, "tool arguments must be a mapping")?)? {
+        match value(&item, 1)? {
+            Some(value) => out.insert(key, value),
+            None => out.insert_unserializable(key),
+        }
     }
-    Ok(map)
+    Ok(out)
 }
 
-fn value(ob: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
+/// The items of `dict`, with their keys as strings.
+fn entries<'py>(dict: &Bound<'py, PyDict>) -> PyResult<Vec<(String, Bound<'py, PyAny>)>> {
+    dict.iter()
+        .map(|(key, item)| {
+            let key = key.cast::<PyString>().map_err(|_| {
+                PyTypeError::new_err(format!("tool argument keys must be strings, not {}", type_name(&key)))
+            })?;
+            Ok((key.to_cow()?.into_owned(), item))
+        })
+        .collect()
+}
+
+/// `ob` as JSON; `None` when it holds a float JSON cannot write.
+fn value(ob: &Bound<'_, PyAny>, depth: usize) -> PyResult<Option<Value>> {
     if ob.is_none() {
-        return Ok(Value::Null);
+        return Ok(Some(Value::Null));
     }
     if let Ok(s) = ob.cast::<PyString>() {
-        return Ok(Value::String(s.to_cow()?.into_owned()));
+        return Ok(Some(Value::String(s.to_cow()?.into_owned())));
     }
     if let Ok(b) = ob.cast::<PyBool>() {
-        return Ok(Value::Bool(b.is_true()));
+        return Ok(Some(Value::Bool(b.is_true())));
     }
     if ob.cast::<PyInt>().is_ok() {
-        return integer(ob);
+        return integer(ob).map(Some);
     }
     if let Ok(f) = ob.cast::<PyFloat>() {
-        let f = f.value();
-        return Number::from_f64(f).map(Value::Number).ok_or_else(|| {
-            let err = Error::new(ErrorKind::Unencodable, format!("tool arguments cannot hold the float {f}: not JSON"));
-            crate::errors::to_py(ob.py(), &err)
-        });
+        return Ok(Number::from_f64(f.value()).map(Value::Number));
     }
     if depth >= MAX_DEPTH {
         let err = Error::new(ErrorKind::TooDeep, format!("tool arguments nest deeper than {MAX_DEPTH} levels"));
         return Err(crate::errors::to_py(ob.py(), &err));
     }
     if let Ok(dict) = ob.cast::<PyDict>() {
-        return Ok(Value::Object(object(dict, depth + 1)?));
+        let mut map = Map::with_capacity(dict.len());
+        for (key, item) in entries(dict)? {
+            let Some(item) = value(&item, depth + 1)? else { return Ok(None) };
+            map.insert(key, item);
+        }
+        return Ok(Some(Value::Object(map)));
     }
     if ob.cast::<PyList>().is_ok() || ob.cast::<PyTuple>().is_ok() {
-        let items = ob.try_iter()?.map(|item| value(&item?, depth + 1)).collect::<PyResult<_>>()?;
-        return Ok(Value::Array(items));
+        let items = ob.try_iter()?.map(|item| value(&item?, depth + 1)).collect::<PyResult<Option<_>>>()?;
+        return Ok(items.map(Value::Array));
     }
     Err(PyTypeError::new_err(format!("tool arguments cannot hold a {}: not JSON serializable", type_name(ob))))
 }

@@ -1,7 +1,7 @@
 //! `hep.Writer`: the core's emitter state machine, each line it produces written to a text or
 //! binary file (and flushed) or handed to a callable, in one call per line.
 
-use crate::args::{args_mode, args_to_json};
+use crate::args::{args_mode, args_to_core};
 use crate::errors::check;
 use crate::fields::Field;
 use crate::guard::guard;
@@ -137,7 +137,7 @@ impl PyWriter {
     /// `tool_start`; `args` (a mapping) keeps its key order in the summary.
     fn tool_start(&mut self, py: Python<'_>, id: &str, name: &str, args: &Bound<'_, PyAny>) -> Written {
         guard(|| {
-            let args = args_to_json(args)?;
+            let args = args_to_core(args)?;
             put(py, &self.sink, self.emitter.tool_start(id, name, &args))
         })
     }

@@ -11,7 +11,7 @@
 //!   `\n`-terminated;
 //! - the whole session feeds through [`Stream`] with no skipped line, one frame per line,
 //!   and only violations that the caller's order of calls caused (a header not first,
-//!   frames after the end, an unknown call id, an open compaction, ...); when the model
+//!   frames after the end, an unknown call id, an unpaired compaction, ...); when the model
 //!   saw no such misuse, there is no violation at all and the verdict follows the last
 //!   terminal frame.
 
@@ -22,7 +22,7 @@ use arbitrary::{Arbitrary, Unstructured};
 use hep_core::bounds::{self, ArgsMode};
 use hep_core::writer::{ToolOutcome, Writer};
 use hep_core::*;
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
 /// An integer argument, mostly in range, sometimes at or past [`MAX_INT`].
 #[derive(Debug, Clone, Copy)]
@@ -93,7 +93,7 @@ impl Id {
     }
 }
 
-/// A JSON leaf value for tool arguments.
+/// A leaf value for tool arguments (a float may be one JSON cannot write).
 #[derive(Debug, Clone, Arbitrary)]
 enum Leaf {
     Null,
@@ -104,18 +104,19 @@ enum Leaf {
 }
 
 impl Leaf {
-    fn value(&self) -> Value {
-        match self {
+    /// The JSON value, or `None` for a non-finite float.
+    fn value(&self) -> Option<Value> {
+        Some(match self {
             Self::Null => Value::Null,
             Self::Bool(b) => Value::Bool(*b),
             Self::Int(i) => Value::Number(Number::from(*i)),
-            Self::Float(f) => Number::from_f64(*f).map_or(Value::Null, Value::Number),
+            Self::Float(f) => Value::Number(Number::from_f64(*f)?),
             Self::Str(s) => Value::String(s.clone()),
-        }
+        })
     }
 }
 
-/// A JSON value for tool arguments, nested one level at most.
+/// A value for tool arguments, nested one level at most.
 #[derive(Debug, Clone, Arbitrary)]
 enum Json {
     Leaf(Leaf),
@@ -124,12 +125,15 @@ enum Json {
 }
 
 impl Json {
-    fn value(&self) -> Value {
-        match self {
-            Self::Leaf(l) => l.value(),
-            Self::Array(items) => Value::Array(items.iter().map(Leaf::value).collect()),
-            Self::Object(members) => Value::Object(members.iter().map(|(k, v)| (k.clone(), v.value())).collect()),
-        }
+    /// The JSON value, or `None` when it holds a non-finite float.
+    fn value(&self) -> Option<Value> {
+        Some(match self {
+            Self::Leaf(l) => l.value()?,
+            Self::Array(items) => Value::Array(items.iter().map(Leaf::value).collect::<Option<_>>()?),
+            Self::Object(members) => {
+                Value::Object(members.iter().map(|(k, v)| Some((k.clone(), v.value()?))).collect::<Option<_>>()?)
+            }
+        })
     }
 }
 
@@ -198,19 +202,23 @@ struct Session {
 }
 
 /// The codes a caller can cause by the order of its calls; any other code is the writer's fault.
-const MISUSE: [ViolationCode; 12] = [
+const MISUSE: [ViolationCode; 16] = [
     ViolationCode::EmptyStream,
     ViolationCode::MissingHeader,
     ViolationCode::DuplicateHeader,
-    ViolationCode::MissingAgentStart,
+    ViolationCode::FrameBeforeAgentStart,
     ViolationCode::FrameAfterEnd,
-    ViolationCode::NestedCompaction,
+    ViolationCode::DuplicateToolCall,
     ViolationCode::UnmatchedCompactionEnd,
     ViolationCode::CompactionIdMismatch,
-    ViolationCode::UnclosedCompaction,
     ViolationCode::UnterminatedTurn,
     ViolationCode::NoTerminalFrame,
     ViolationCode::UnknownToolCall,
+    ViolationCode::UnknownToolResult,
+    ViolationCode::RoundAfterFatalError,
+    ViolationCode::UnpairedCompactionStart,
+    ViolationCode::CompactionAfterCancel,
+    ViolationCode::EndedBeforeAgentStart,
 ];
 
 /// The model: the turn-id rules of the spec, and what the caller did wrong so far.
@@ -223,9 +231,8 @@ struct Model {
     header: bool,
     agent_started: bool,
     lines: u64,
-    /// Whether any frame but the header was emitted.
-    turn_frames: bool,
-    ended: bool,
+    /// How the run ended (a fatal `turn_error` or `cancelled`), until a round continues it.
+    ended: Option<Terminal>,
     compaction: Option<u64>,
     /// Call ids started in the open turn, in start order.
     started_calls: Vec<String>,
@@ -254,21 +261,37 @@ impl Model {
     /// Bookkeeping for one emitted frame.
     fn emitted(&mut self, frame: &Frame) {
         self.lines += 1;
+        let compaction = matches!(frame, Frame::CompactionStart(_) | Frame::CompactionEnd(_));
+        let content = !compaction && !matches!(frame, Frame::HepHeader(_));
         match frame {
             Frame::HepHeader(_) if self.lines > 1 => self.misuse.push("header after other frames"),
             Frame::HepHeader(_) => {}
             _ if self.lines == 1 => self.misuse.push("first frame is not the header"),
-            _ if self.ended => self.misuse.push("a frame after the run ended"),
             _ => {}
         }
-        self.turn_frames |= !matches!(frame, Frame::HepHeader(_));
-        match frame {
-            Frame::HepHeader(_) | Frame::CompactionStart(_) | Frame::CompactionEnd(_) => {}
-            _ => self.open_content = true,
+        match self.ended {
+            Some(Terminal::Error) if content => {
+                self.misuse.push("a round after a fatal turn_error");
+                self.ended = None;
+            }
+            Some(Terminal::Error) | None => {}
+            Some(_) if !matches!(frame, Frame::HepHeader(_)) => self.misuse.push("a frame after cancelled"),
+            Some(_) => {}
+        }
+        if content && !self.agent_started {
+            self.misuse.push("a round frame before agent_start");
+        }
+        if !compaction && !matches!(frame, Frame::HepHeader(_)) && self.compaction.take().is_some() {
+            self.misuse.push("a compaction_start closed by another frame");
+        }
+        if content {
+            self.open_content = true;
         }
         if let Some(terminal) = frame.terminal() {
             self.last_terminal = Some(terminal);
-            self.ended |= matches!(frame, Frame::TurnError(TurnError { fatal: true, .. }) | Frame::Cancelled(_));
+            if matches!(frame, Frame::TurnError(TurnError { fatal: true, .. }) | Frame::Cancelled(_)) {
+                self.ended = self.ended.or(Some(terminal));
+            }
             self.open = None;
         }
     }
@@ -283,9 +306,6 @@ impl Model {
     fn finish(&mut self) -> Option<i32> {
         if self.lines == 0 {
             self.misuse.push("no line at all");
-        }
-        if !self.agent_started && self.turn_frames {
-            self.misuse.push("no agent_start");
         }
         if self.compaction.is_some() {
             self.misuse.push("a compaction left open");
@@ -345,9 +365,9 @@ fn step(w: &mut Writer<Vec<u8>>, m: &mut Model, mode: ArgsMode, call: &Call, lin
         }
         Call::MessageStart { assistant, role } => {
             let role = if *assistant { "assistant" } else { role.as_str() };
-            let turn_id = m.open();
+            // A message of another role emits nothing and opens no turn.
             let expect = if role == "assistant" {
-                Expect::Emits(Frame::MessageStart(MessageStart { turn_id, role: role.to_owned() }))
+                Expect::Emits(Frame::MessageStart(MessageStart { turn_id: m.open(), role: role.to_owned() }))
             } else {
                 Expect::Nothing
             };
@@ -358,10 +378,19 @@ fn step(w: &mut Writer<Vec<u8>>, m: &mut Model, mode: ArgsMode, call: &Call, lin
             (w.message_delta(delta), Expect::Emits(frame))
         }
         Call::ToolStart { id, name, args } => {
-            let (id, args): (String, Map<String, Value>) =
-                (id.get(), args.iter().map(|(k, v)| (k.clone(), v.value())).collect());
+            let id = id.get();
+            let mut values = Args::new();
+            for (k, v) in args {
+                match v.value() {
+                    Some(value) => values.insert(k.clone(), value),
+                    None => values.insert_unserializable(k.clone()),
+                }
+            }
+            let args = values;
             let turn_id = m.open();
-            if !m.started_calls.contains(&id) {
+            if m.started_calls.contains(&id) {
+                m.misuse.push("a call started twice in one turn");
+            } else {
                 m.started_calls.push(id.clone());
             }
             let args_summary = bounds::render_args(&args, mode);
@@ -370,10 +399,11 @@ fn step(w: &mut Writer<Vec<u8>>, m: &mut Model, mode: ArgsMode, call: &Call, lin
         }
         Call::ToolDelta { id, update } => {
             let id = id.get();
-            let turn_id = m.open();
+            // An empty update emits nothing and opens no turn.
             let expect = if update.is_empty() {
                 Expect::Nothing
             } else {
+                let turn_id = m.open();
                 m.check_call(&id);
                 Expect::Emits(Frame::ToolDelta(ToolDelta { turn_id, id: id.clone(), update: update.clone() }))
             };
@@ -424,13 +454,11 @@ fn step(w: &mut Writer<Vec<u8>>, m: &mut Model, mode: ArgsMode, call: &Call, lin
                     })
                     .collect();
                 let (message, stop_reason) = (message.clone(), stop.clone());
-                Expect::Emits(Frame::TurnDone(TurnDone {
-                    turn_id: m.open(),
-                    message,
-                    tool_results,
-                    usage,
-                    stop_reason,
-                }))
+                let turn_id = m.open();
+                if ids.iter().any(|id| !m.started_calls.contains(id)) {
+                    m.misuse.push("a tool result for a call not started in the turn");
+                }
+                Expect::Emits(Frame::TurnDone(TurnDone { turn_id, message, tool_results, usage, stop_reason }))
             };
             (got, expect)
         }
@@ -482,7 +510,7 @@ fn step(w: &mut Writer<Vec<u8>>, m: &mut Model, mode: ArgsMode, call: &Call, lin
 
 /// In a tidy session, the calls to make for `call` (see [`Session`]); `None` stops the session.
 fn tidy(m: &Model, call: &Call) -> Option<Vec<Call>> {
-    if m.ended {
+    if m.ended.is_some() {
         return None;
     }
     let mut calls = Vec::new();
@@ -508,6 +536,18 @@ fn tidy(m: &Model, call: &Call) -> Option<Vec<Call>> {
             detail: detail.clone(),
         }),
         Call::CompactionEnd(_) if m.compaction != Some(m.open.unwrap_or(m.next - 1)) => None,
+        Call::ToolStart { id, .. } if m.open.is_some() && m.started_calls.contains(&id.get()) => None,
+        Call::TurnDone { message, results, input, output, cost, stop } => Some(Call::TurnDone {
+            message: message.clone(),
+            results: results
+                .iter()
+                .filter_map(|(id, name, ok, text)| Some((pick(id)?, name.clone(), *ok, text.clone())))
+                .collect(),
+            input: *input,
+            output: *output,
+            cost: *cost,
+            stop: stop.clone(),
+        }),
         other => Some(other.clone()),
     };
     calls.extend(call);
@@ -539,7 +579,7 @@ pub fn check(data: &[u8]) {
             make(&mut w, &mut m, call);
         }
     }
-    if session.tidy && !m.ended {
+    if session.tidy && m.ended.is_none() {
         if m.compaction.is_some() {
             make(&mut w, &mut m, &Call::CompactionEnd(Int::Small(0)));
         }

@@ -5,8 +5,8 @@
 //! halves of a surrogate pair, the cut is made before the pair, so the output never holds
 //! a lone surrogate; the units cut are counted in `N`.
 
+use crate::args::Args;
 use crate::encode::{write_object, write_value};
-use serde_json::{Map, Value};
 
 /// Cap on `turn_done.tool_results[].text`, in UTF-16 code units.
 pub const TOOL_RESULT_CAP: usize = 2000;
@@ -62,9 +62,13 @@ pub fn cap(text: &str, limit: usize) -> String {
     out
 }
 
-/// Summary-mode rendering: `key=<JSON of value>` for each argument in arrival order, joined
-/// with `", "`; longer than 100 units, it is cut to 100 and `...` is appended.
-pub fn args_summary(args: &Map<String, Value>) -> String {
+/// What the reference's safe encoder (`safeJsonEncode`) writes for a value JSON cannot write.
+pub const UNSERIALIZABLE: &str = "[unserializable]";
+
+/// Summary-mode rendering (the reference's `formatArgs`): `key=<JSON of value>` for each
+/// argument in arrival order, joined with `", "`, a value JSON cannot write as
+/// `[unserializable]`; longer than 100 units, it is cut to 100 and `...` is appended.
+pub fn args_summary(args: &Args) -> String {
     let mut out = String::new();
     for (i, (key, value)) in args.iter().enumerate() {
         if i > 0 {
@@ -72,7 +76,10 @@ pub fn args_summary(args: &Map<String, Value>) -> String {
         }
         out.push_str(key);
         out.push('=');
-        write_value(&mut out, value);
+        match value {
+            Some(value) => write_value(&mut out, value),
+            None => out.push_str(UNSERIALIZABLE),
+        }
     }
     if utf16_len(&out) <= ARGS_SUMMARY_CAP {
         return out;
@@ -83,16 +90,20 @@ pub fn args_summary(args: &Map<String, Value>) -> String {
     out
 }
 
-/// Full-mode rendering: the argument object's JSON in arrival order, capped at 4000 units
-/// with the `…(+N chars)` suffix.
-pub fn args_full(args: &Map<String, Value>) -> String {
+/// Full-mode rendering (the reference's `hepArgsSummary`): the argument object's JSON in
+/// arrival order, capped at 4000 units with the `…(+N chars)` suffix; `[unserializable]`
+/// when any value is one JSON cannot write (the whole object fails to encode).
+pub fn args_full(args: &Args) -> String {
+    let Some(values) = args.as_json() else {
+        return UNSERIALIZABLE.to_owned();
+    };
     let mut out = String::new();
-    write_object(&mut out, args);
+    write_object(&mut out, values);
     cap(&out, ARGS_FULL_CAP)
 }
 
 /// Renders `args` in `mode` (see [`args_summary`] and [`args_full`]).
-pub fn render_args(args: &Map<String, Value>, mode: ArgsMode) -> String {
+pub fn render_args(args: &Args, mode: ArgsMode) -> String {
     match mode {
         ArgsMode::Summary => args_summary(args),
         ArgsMode::Full => args_full(args),
@@ -125,7 +136,14 @@ mod tests {
 
     #[test]
     fn summary_keeps_arrival_order() {
-        let args: Map<String, Value> = serde_json::from_str(r#"{"z":1,"a":"x\"y","f":1.0}"#).unwrap();
+        let args = crate::parse_args(r#"{"z":1,"a":"x\"y","f":1.0}"#).unwrap();
         assert_eq!(args_summary(&args), r#"z=1, a="x\"y", f=1.0"#);
+    }
+
+    #[test]
+    fn unserializable_values_render_as_the_reference_does() {
+        let args = crate::parse_args(r#"{"n":1e400,"s":"x"}"#).unwrap();
+        assert_eq!(args_summary(&args), r#"n=[unserializable], s="x""#);
+        assert_eq!(args_full(&args), "[unserializable]");
     }
 }

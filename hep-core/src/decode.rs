@@ -8,7 +8,6 @@ use crate::error::{Error, ErrorKind, Result, clip};
 use crate::frame::*;
 use crate::json::{self, Member, Val};
 use crate::shaped::decode_shaped;
-use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
 
 /// Decodes one line (without its `\n`) into a frame. Errors carry the column; the caller
@@ -38,30 +37,6 @@ pub(crate) fn decode_general(text: &str) -> Result<Frame> {
     fields.build(frame_type)
 }
 
-/// Parses JSON text holding a tool call's argument object, keeping its key order
-/// (for [`bounds::render_args`](crate::bounds::render_args)).
-pub fn parse_args(text: &str) -> Result<Map<String, Value>> {
-    let (start, val) = json::parse(text)?;
-    match to_value(val) {
-        Value::Object(map) => Ok(map),
-        other => Err(json::error_at(
-            text,
-            start,
-            ErrorKind::NotAnObject,
-            format!(
-                "tool arguments must be a JSON object, found {}",
-                match other {
-                    Value::Array(_) => "an array",
-                    Value::String(_) => "a string",
-                    Value::Number(_) => "a number",
-                    Value::Bool(_) => "a boolean",
-                    _ => "null",
-                }
-            ),
-        )),
-    }
-}
-
 /// `line` as UTF-8, or an `invalid_utf8` error at the first bad byte.
 pub(crate) fn utf8(line: &[u8]) -> Result<&str> {
     if let Ok(text) = simdutf8::basic::from_utf8(line) {
@@ -71,25 +46,6 @@ pub(crate) fn utf8(line: &[u8]) -> Result<&str> {
     let valid = std::str::from_utf8(line.get(..pos).unwrap_or_default()).unwrap_or_default();
     let (column, excerpt) = json::locate(valid, pos);
     Err(Error::new(ErrorKind::InvalidUtf8, format!("invalid UTF-8 at byte {}", pos + 1)).at_column(column, excerpt))
-}
-
-fn to_value(val: Val<'_>) -> Value {
-    match val {
-        Val::Null => Value::Null,
-        Val::Bool(b) => Value::Bool(b),
-        // Like Dart's JSON decoder: integers in the 64-bit signed range stay integers,
-        // anything else becomes a double.
-        Val::Num { text, int } => int
-            .then(|| text.parse::<i64>().ok().map(Number::from))
-            .flatten()
-            .or_else(|| text.parse::<f64>().ok().and_then(Number::from_f64))
-            .map_or(Value::Null, Value::Number),
-        Val::Str(s) => Value::String(s.into_owned()),
-        Val::Arr(items) => Value::Array(items.into_iter().map(|(_, v)| to_value(v)).collect()),
-        Val::Obj(members) => {
-            Value::Object(members.into_iter().map(|m| (m.key.into_owned(), to_value(m.val))).collect())
-        }
-    }
 }
 
 /// The members of one object being turned into a typed value.

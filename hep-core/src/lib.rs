@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod args;
 pub mod boundary;
 pub mod bounds;
 mod decode;
@@ -21,8 +22,9 @@ pub mod verdict;
 mod violation;
 pub mod writer;
 
+pub use args::{Args, parse_args};
 pub use bounds::ArgsMode;
-pub use decode::{decode, parse_args};
+pub use decode::decode;
 pub use encode::encode;
 pub use error::{Error, ErrorKind, Result};
 pub use frame::*;

@@ -194,6 +194,8 @@ impl Stream {
             breaches: self.breaches,
             cut_short: self.cut_short,
             exit_code,
+            unfinished_round: self.validator.unfinished_round(),
+            before_agent_start: self.validator.before_agent_start(),
         };
         let (verdict, reasons) = decide(&self.run, &findings);
         RunResult {
@@ -311,9 +313,9 @@ mod tests {
 
     #[test]
     fn the_report_cap_does_not_change_the_verdict() {
-        // Found by the stream_split fuzz target: with `max_reports` 0 the unclosed compaction
-        // was not kept, and the verdict, read off the kept list, was `ok`.
-        let input = format!("{DONE}{}\n", r#"{"type":"compaction_start","turn_id":2}"#);
+        // Found by the stream_split fuzz target: with `max_reports` 0 the end of the stream
+        // inside a round was not kept, and the verdict, read off the kept list, was `ok`.
+        let input = format!("{DONE}{}\n", r#"{"type":"message_delta","turn_id":2,"delta":"x"}"#);
         let capped =
             StreamOptions { limits: Limits { max_reports: 0, ..Limits::default() }, ..StreamOptions::default() };
         let r = result(capped, &input);

@@ -1,11 +1,26 @@
 //! Process-supervision policy shared by every binding: the grace periods of a cancel, how
 //! much stderr to keep, and what exit codes mean. Sans-IO: bindings do the signalling.
+//!
+//! # Why these grace periods
+//!
+//! On SIGINT or SIGTERM the reference harness (`_gracefulHeadlessExit` in `bin/fah.dart`)
+//! aborts the run if it is streaming, waits up to [`REFERENCE_SETTLE`] (10 s) for the run to
+//! settle (the partial transcript persisted, `cancelled` written), drains its stdout, then
+//! exits 130; a second SIGTERM makes it exit 143 at once, losing what it had not written.
+//! So a supervisor sends SIGINT first and waits [`INTERRUPT_GRACE`]: the settle bound plus
+//! [`DRAIN_ALLOWANCE`] for the drain and the exit. Only then SIGTERM, and after
+//! [`TERMINATE_GRACE`] SIGKILL, which no process can ignore.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
-/// After SIGINT, how long a harness gets to write `cancelled` and exit before SIGTERM.
-pub const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
+/// How long the reference waits for an interrupted run to settle before it exits 130.
+pub const REFERENCE_SETTLE: Duration = Duration::from_secs(10);
+/// Time allowed beyond [`REFERENCE_SETTLE`] for the harness to drain stdout and exit.
+pub const DRAIN_ALLOWANCE: Duration = Duration::from_secs(2);
+/// After SIGINT, how long a harness gets to settle, write what it has and exit before
+/// SIGTERM: [`REFERENCE_SETTLE`] + [`DRAIN_ALLOWANCE`] (12 s).
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(REFERENCE_SETTLE.as_secs() + DRAIN_ALLOWANCE.as_secs());
 /// After SIGTERM, how long before SIGKILL.
 pub const TERMINATE_GRACE: Duration = Duration::from_secs(2);
 /// Bytes of the child's stderr kept (the most recent ones).
@@ -78,6 +93,12 @@ mod tests {
         assert_eq!((tail.text().as_str(), tail.dropped()), ("cdefg", 2));
         tail.push(b"0123456789");
         assert_eq!((tail.text().as_str(), tail.dropped()), ("56789", 12));
+    }
+
+    #[test]
+    fn the_first_signal_outlasts_the_reference_settle_and_drain() {
+        assert!(INTERRUPT_GRACE >= REFERENCE_SETTLE + DRAIN_ALLOWANCE);
+        assert!(DRAIN_ALLOWANCE > Duration::ZERO);
     }
 
     #[test]

@@ -24,7 +24,9 @@ pub struct Validator {
     frames: u64,
     header_seen: bool,
     agent_starts: u64,
-    round_frames: u64,
+    /// Round frames other than compaction frames.
+    content_frames: u64,
+    before_start_reported: bool,
     /// Highest round id allocated so far (0 before the first round).
     last_id: u64,
     /// The open round, and whether it holds anything besides compaction frames.
@@ -65,7 +67,8 @@ impl Validator {
             frames: 0,
             header_seen: false,
             agent_starts: 0,
-            round_frames: 0,
+            content_frames: 0,
+            before_start_reported: false,
             last_id: 0,
             open: None,
             compaction: None,
@@ -88,6 +91,18 @@ impl Validator {
     /// The last terminal frame seen and its round id.
     pub fn last_terminal(&self) -> Option<(Terminal, u64)> {
         self.last_terminal
+    }
+
+    /// The open round, when it holds frames other than compaction frames (a round left
+    /// open at the end of the stream).
+    pub fn unfinished_round(&self) -> Option<u64> {
+        self.open.and_then(|(id, content)| content.then_some(id))
+    }
+
+    /// True when the stream has its header and nothing after it but compaction frames
+    /// (a run that ended before its first round).
+    pub fn before_agent_start(&self) -> bool {
+        self.header_seen && self.agent_starts == 0 && self.content_frames == 0
     }
 
     /// Records that `line` was skipped (it still counts as a line of the stream).
@@ -133,18 +148,65 @@ impl Validator {
         let (Some(id), false) = (frame.turn_id(), matches!(frame, Frame::Unknown(_))) else {
             return;
         };
-        self.round_frames += 1;
-        if let Some((terminal, end_id)) = self.ended {
-            if !self.after_end_reported {
+        let compaction = matches!(frame, Frame::CompactionStart(_) | Frame::CompactionEnd(_));
+        if !compaction {
+            self.content_frames += 1;
+        }
+        self.check_order(id, frame, compaction, &mut v);
+        self.check_turn(id, frame, &mut v);
+        self.check_frame(id, frame, &mut v);
+    }
+
+    /// What the frame's place in the run allows: an unpaired compaction closed, round
+    /// frames after `agent_start`, and what may follow the end of the run.
+    fn check_order(&mut self, id: u64, frame: &Frame, compaction: bool, v: &mut Sink<'_>) {
+        if let (Some(start), false) = (self.compaction, matches!(frame, Frame::CompactionEnd(_))) {
+            self.compaction = None;
+            v.push_for(
+                Some(start),
+                ViolationCode::UnpairedCompactionStart,
+                format!("the compaction_start of turn {start} has no compaction_end before `{}`", frame.frame_type()),
+            );
+        }
+        if self.agent_starts == 0 && !compaction {
+            if let Frame::AgentStart(_) = frame {
+                if let Some((open, false)) = self.open.filter(|&(open, _)| open != id) {
+                    v.push(
+                        ViolationCode::AgentStartIdMismatch,
+                        format!("agent_start carries turn_id {id}, but the pre-flight compaction opened turn {open}"),
+                    );
+                }
+            } else if !self.before_start_reported {
+                self.before_start_reported = true;
+                v.push(
+                    ViolationCode::FrameBeforeAgentStart,
+                    format!("`{}` comes before agent_start", frame.frame_type()),
+                );
+            }
+        }
+        let Some((terminal, end_id)) = self.ended else { return };
+        match (terminal, frame) {
+            (Terminal::Cancelled, Frame::CompactionStart(_)) => v.push(
+                ViolationCode::CompactionAfterCancel,
+                format!("compaction_start after the run was cancelled in turn {end_id}"),
+            ),
+            (_, _) if compaction => {}
+            (Terminal::Error, _) if id > end_id => {
+                self.ended = None;
+                v.push(
+                    ViolationCode::RoundAfterFatalError,
+                    format!("turn {id} follows the fatal turn_error of turn {end_id}"),
+                );
+            }
+            _ if !self.after_end_reported => {
                 self.after_end_reported = true;
                 v.push(
                     ViolationCode::FrameAfterEnd,
                     format!("`{}` after the run ended with {} in turn {end_id}", frame.frame_type(), terminal.as_str()),
                 );
             }
+            _ => {}
         }
-        self.check_turn(id, frame, &mut v);
-        self.check_frame(id, frame, &mut v);
     }
 
     fn check_turn(&mut self, id: u64, frame: &Frame, v: &mut Sink<'_>) {
@@ -243,12 +305,24 @@ impl Validator {
                     format!("message_start role is {:?}, not \"assistant\"", clip(&m.role)),
                 );
             }
-            Frame::ToolStart(t) if !self.calls.contains(&t.id) => {
+            Frame::ToolStart(t) if self.calls.contains(&t.id) => v.push(
+                ViolationCode::DuplicateToolCall,
+                format!("tool_start for call {:?} a second time in turn {id}", clip(&t.id)),
+            ),
+            Frame::ToolStart(t) => {
                 if self.calls.len() < self.max_tracked_calls {
                     self.calls.insert(t.id.clone());
                 } else {
                     self.round_untracked += 1;
                     self.untracked_calls += 1;
+                }
+            }
+            Frame::TurnDone(done) if self.round_untracked == 0 => {
+                for result in done.tool_results.iter().filter(|r| !self.calls.contains(&r.id)) {
+                    v.push(
+                        ViolationCode::UnknownToolResult,
+                        format!("tool result for call {:?}, which has no tool_start in turn {id}", clip(&result.id)),
+                    );
                 }
             }
             Frame::ToolDelta(t) => {
@@ -269,15 +343,7 @@ impl Validator {
                 }
                 self.check_call(&t.id, "tool_liveness", v);
             }
-            Frame::CompactionStart(_) => {
-                if let Some(open) = self.compaction {
-                    v.push(
-                        ViolationCode::NestedCompaction,
-                        format!("compaction_start while the compaction of turn {open} is open"),
-                    );
-                }
-                self.compaction = Some(id);
-            }
+            Frame::CompactionStart(_) => self.compaction = Some(id),
             Frame::CompactionEnd(_) => match self.compaction.take() {
                 None => {
                     v.push(ViolationCode::UnmatchedCompactionEnd, "compaction_end without a compaction_start".into())
@@ -308,43 +374,86 @@ impl Validator {
             v.push(ViolationCode::EmptyStream, "the stream has no lines".into());
             return;
         }
-        if self.round_frames > 0 && self.agent_starts == 0 {
-            v.push(ViolationCode::MissingAgentStart, "the run has no agent_start".into());
-        }
+        let cancelled = exit_code == Some(EXIT_CANCELLED);
         if let Some(id) = self.compaction {
-            v.turn_id = Some(id);
-            v.push(ViolationCode::UnclosedCompaction, format!("the stream ended inside the compaction of turn {id}"));
-        }
-        if let Some((id, true)) = self.open {
-            v.turn_id = Some(id);
-            v.push(
-                ViolationCode::UnterminatedTurn,
-                format!("the stream ended inside turn {id}, before its terminal frame"),
+            v.push_for(
+                Some(id),
+                ViolationCode::UnpairedCompactionStart,
+                format!("the stream ended inside the compaction of turn {id}, with no compaction_end"),
             );
+        }
+        if let Some(id) = self.unfinished_round() {
+            v.turn_id = Some(id);
+            if cancelled {
+                v.push(
+                    ViolationCode::CancelledInOpenRound,
+                    format!("exit code 130 while turn {id} was open: the harness exited before the round settled"),
+                );
+            } else {
+                v.push(
+                    ViolationCode::UnterminatedTurn,
+                    format!("the stream ended inside turn {id}, before its terminal frame"),
+                );
+            }
             return;
         }
         let Some((terminal, id)) = self.last_terminal else {
-            v.push(ViolationCode::NoTerminalFrame, "the stream has no turn_done, turn_error or cancelled".into());
+            self.finish_before_first_round(exit_code, &mut v);
             return;
         };
         let Some(code) = exit_code else { return };
         v.turn_id = Some(id);
-        let expected = match terminal {
-            Terminal::Done => EXIT_OK,
-            Terminal::Error => EXIT_FAILED,
-            Terminal::Cancelled => EXIT_CANCELLED,
-        };
-        if ![EXIT_OK, EXIT_FAILED, EXIT_CANCELLED].contains(&code) {
-            v.push(ViolationCode::UnexpectedExitCode, format!("exit code {code} is none of 0, 1 and 130"));
-        } else if code != expected {
-            v.push(
-                ViolationCode::ExitCodeMismatch,
-                format!(
-                    "exit code {code}, but the last terminal frame is {} (turn {id}), which means exit code {expected}",
-                    terminal.as_str()
-                ),
-            );
+        let ended = terminal.as_str();
+        match (code, terminal) {
+            (EXIT_OK, Terminal::Done) | (EXIT_FAILED, Terminal::Error) | (EXIT_CANCELLED, Terminal::Cancelled) => {}
+            (EXIT_CANCELLED, _) => v.push(
+                ViolationCode::CancelledBetweenRounds,
+                format!("exit code 130 with no cancelled frame: the signal came after turn {id} ended with {ended}"),
+            ),
+            (EXIT_FAILED, Terminal::Done) => v.push(
+                ViolationCode::FailedAfterLastRound,
+                format!("exit code 1 after turn {id} finished with turn_done, with no turn_error"),
+            ),
+            (EXIT_OK | EXIT_FAILED, _) => {
+                let expected = match terminal {
+                    Terminal::Done => EXIT_OK,
+                    Terminal::Error => EXIT_FAILED,
+                    Terminal::Cancelled => EXIT_CANCELLED,
+                };
+                v.push(
+                    ViolationCode::ExitCodeMismatch,
+                    format!(
+                        "exit code {code}, but the last terminal frame is {ended} (turn {id}), which means exit code {expected}"
+                    ),
+                );
+            }
+            _ => v.push(ViolationCode::UnexpectedExitCode, format!("exit code {code} is none of 0, 1 and 130")),
         }
+    }
+
+    /// End-of-stream checks of a stream with no terminal frame and no round left open.
+    fn finish_before_first_round(&self, exit_code: Option<i32>, v: &mut Sink<'_>) {
+        if !self.before_agent_start() {
+            v.push(ViolationCode::NoTerminalFrame, "the stream has no turn_done, turn_error or cancelled".into());
+            return;
+        }
+        let after = if self.round_frames_seen() { "the header and pre-flight compaction frames" } else { "the header" };
+        v.push(ViolationCode::EndedBeforeAgentStart, format!("the stream ended before agent_start, after {after}"));
+        match exit_code {
+            None | Some(EXIT_FAILED | EXIT_CANCELLED) => {}
+            Some(EXIT_OK) => v.push(
+                ViolationCode::ExitCodeMismatch,
+                "exit code 0, but the stream has no terminal frame, which exit code 0 needs".into(),
+            ),
+            Some(code) => {
+                v.push(ViolationCode::UnexpectedExitCode, format!("exit code {code} is none of 0, 1 and 130"))
+            }
+        }
+    }
+
+    /// True when any frame with a round id was seen.
+    fn round_frames_seen(&self) -> bool {
+        self.last_id > 0
     }
 }
 
@@ -357,7 +466,12 @@ struct Sink<'a> {
 
 impl Sink<'_> {
     fn push(&mut self, code: ViolationCode, message: String) {
-        self.out.push(Violation { code, severity: code.severity(), line: self.line, turn_id: self.turn_id, message });
+        self.push_for(self.turn_id, code, message);
+    }
+
+    /// Pushes a violation about round `turn_id` rather than the frame's.
+    fn push_for(&mut self, turn_id: Option<u64>, code: ViolationCode, message: String) {
+        self.out.push(Violation { code, severity: code.severity(), line: self.line, turn_id, message });
     }
 }
 
@@ -410,7 +524,14 @@ mod tests {
         let codes: Vec<&str> = out.iter().map(|v| v.code.as_str()).collect();
         assert_eq!(
             codes,
-            ["unsupported_version", "missing_header", "unexpected_role", "empty_tool_delta", "unknown_tool_call"]
+            [
+                "unsupported_version",
+                "missing_header",
+                "frame_before_agent_start",
+                "unexpected_role",
+                "empty_tool_delta",
+                "unknown_tool_call"
+            ]
         );
         for found in &out {
             assert!(found.message.len() < 200, "{}: {} bytes", found.code, found.message.len());

@@ -82,6 +82,10 @@ pub(crate) struct Findings<'a> {
     /// depend on that cap.
     pub(crate) cut_short: u64,
     pub(crate) exit_code: Option<i32>,
+    /// The round left open at the end of the stream, if any.
+    pub(crate) unfinished_round: Option<u64>,
+    /// The stream ended before `agent_start`, with only the header and compaction frames.
+    pub(crate) before_agent_start: bool,
 }
 
 /// The verdict and its reasons.
@@ -102,6 +106,12 @@ pub(crate) fn decide(run: &Run, f: &Findings<'_>) -> (Verdict, Vec<String>) {
     let cut = |v: &&Violation| v.code.is_incompleteness();
     reasons.extend(f.violations.iter().filter(cut).map(ToString::to_string));
     reasons.extend(f.skipped.iter().map(|e| format!("skipped {e}")));
+    if f.exit_code == Some(EXIT_CANCELLED) && reasons.is_empty() && f.cut_short == 0 {
+        // The reference exits 130 after any SIGINT or SIGTERM, whether or not it was
+        // streaming (and so wrote `cancelled`): the run was cancelled, wherever the signal
+        // found it (a round left open is a warning then, not a stream cut short).
+        return (Verdict::Cancelled, vec![cancelled_because(run, f)]);
+    }
     if let Some(code) = f.exit_code.filter(|c| ![EXIT_OK, EXIT_FAILED, EXIT_CANCELLED].contains(c)) {
         reasons.push(match code {
             129..=192 => format!("exit code {code}: killed by signal {}", code - 128),
@@ -114,14 +124,42 @@ pub(crate) fn decide(run: &Run, f: &Findings<'_>) -> (Verdict, Vec<String>) {
     if !reasons.is_empty() {
         return (Verdict::Incomplete, capped(reasons));
     }
-    match run.last_terminal {
-        Some((Terminal::Done, id)) => (Verdict::Ok, vec![format!("turn {id} finished with turn_done")]),
-        Some((Terminal::Error, id)) => {
+    match (run.last_terminal, f.exit_code) {
+        (Some((Terminal::Done, id)), Some(EXIT_FAILED)) => (
+            Verdict::Failed,
+            vec![format!(
+                "exit code 1 after turn {id} finished with turn_done: the harness failed after its last round"
+            )],
+        ),
+        (None, Some(EXIT_FAILED)) if f.before_agent_start => {
+            (Verdict::Failed, vec!["exit code 1 before the first round: the harness failed before agent_start".into()])
+        }
+        (Some((Terminal::Done, id)), _) => (Verdict::Ok, vec![format!("turn {id} finished with turn_done")]),
+        (Some((Terminal::Error, id)), _) => {
             let error = run.turns.iter().rev().find(|t| t.turn_id == id).and_then(|t| t.error.clone());
             (Verdict::Failed, vec![format!("turn {id} failed: {}", error.unwrap_or_default())])
         }
-        Some((Terminal::Cancelled, id)) => (Verdict::Cancelled, vec![format!("the run was cancelled in turn {id}")]),
-        None => (Verdict::Incomplete, vec!["the stream has no terminal frame".to_owned()]),
+        (Some((Terminal::Cancelled, id)), _) => {
+            (Verdict::Cancelled, vec![format!("the run was cancelled in turn {id}")])
+        }
+        (None, _) => (Verdict::Incomplete, vec!["the stream has no terminal frame".to_owned()]),
+    }
+}
+
+/// Why a run that exited 130 was cancelled, by where the signal found it.
+fn cancelled_because(run: &Run, f: &Findings<'_>) -> String {
+    match (f.unfinished_round, run.last_terminal) {
+        (Some(id), _) => format!("exit code 130: cancelled in turn {id}, before the round settled"),
+        (None, Some((Terminal::Cancelled, id))) => format!("the run was cancelled in turn {id}"),
+        (None, Some((Terminal::Done, id))) => {
+            format!(
+                "exit code 130: cancelled between rounds, after turn {id} finished with turn_done (its answer is kept)"
+            )
+        }
+        (None, Some((Terminal::Error, id))) => {
+            format!("exit code 130: cancelled between rounds, after turn {id} ended with turn_error")
+        }
+        (None, None) => "exit code 130: cancelled before the first round".to_owned(),
     }
 }
 

@@ -3,11 +3,11 @@
 //! [`Emitter`] is sans-IO (each call returns the line it produced, if any); [`Writer`]
 //! adds a sink and writes and flushes each line, `\n` included, as it is produced.
 
+use crate::args::Args;
 use crate::bounds::{self, ArgsMode};
 use crate::encode::encode;
 use crate::error::Result;
 use crate::frame::*;
-use serde_json::{Map, Value};
 use std::io::Write;
 
 /// One tool result as the harness has it, before the writer bounds its text.
@@ -103,10 +103,10 @@ impl Emitter {
         self.open();
     }
 
-    /// `message_start`, emitted only for `role == "assistant"`.
+    /// `message_start`, emitted only for `role == "assistant"`; another role emits nothing
+    /// and opens no turn (the reference allocates an id only when it writes a frame).
     pub fn message_start(&mut self, role: &str) -> Result<Option<String>> {
         if role != "assistant" {
-            self.open();
             return Ok(None);
         }
         self.emit_in_turn(|turn_id| Frame::MessageStart(MessageStart { turn_id, role: role.to_owned() }))
@@ -118,17 +118,16 @@ impl Emitter {
     }
 
     /// `tool_start`, rendering `args` in the emitter's [`ArgsMode`].
-    pub fn tool_start(&mut self, id: &str, name: &str, args: &Map<String, Value>) -> Result<Option<String>> {
+    pub fn tool_start(&mut self, id: &str, name: &str, args: &Args) -> Result<Option<String>> {
         let args_summary = bounds::render_args(args, self.args_mode);
         self.emit_in_turn(|turn_id| {
             Frame::ToolStart(ToolStart { turn_id, id: id.to_owned(), name: name.to_owned(), args_summary })
         })
     }
 
-    /// `tool_delta`; an empty `update` emits nothing.
+    /// `tool_delta`; an empty `update` emits nothing and opens no turn.
     pub fn tool_delta(&mut self, id: &str, update: &str) -> Result<Option<String>> {
         if update.is_empty() {
-            self.open();
             return Ok(None);
         }
         self.emit_in_turn(|turn_id| {
@@ -278,7 +277,7 @@ impl<W: Write> Writer<W> {
         /// See [`Emitter::message_delta`].
         message_delta(delta: &str);
         /// See [`Emitter::tool_start`].
-        tool_start(id: &str, name: &str, args: &Map<String, Value>);
+        tool_start(id: &str, name: &str, args: &Args);
         /// See [`Emitter::tool_delta`].
         tool_delta(id: &str, update: &str);
         /// See [`Emitter::liveness`].

@@ -260,7 +260,7 @@ fn realistic_run(seed: u64, rounds: u64) -> Vec<u8> {
             .as_object()
             .cloned()
             .unwrap_or_default();
-            write(w.tool_start(&id, name, &args));
+            write(w.tool_start(&id, name, &args.into()));
             let mut output = String::new();
             for tick in 0..rng.below(6) {
                 let update: String = (0..1 + rng.below(4)).map(|_| phrase(&mut rng)).collect();

@@ -123,10 +123,11 @@ fn untracked_calls_are_counted_per_start_and_checking_resumes_next_round() {
     .join("\n")
         + "\n";
     let r = read(&input, Limits { max_tracked_calls: 1, ..Limits::default() });
-    // `a` is remembered (twice started, once tracked); both starts of `b` go untracked.
+    // `a` is remembered, so its second start is a duplicate; both starts of `b` go
+    // untracked (and their repetition unseen).
     assert_eq!(r.untracked_calls, 2);
     let found: Vec<(&str, Option<u64>)> = r.violations.iter().map(|v| (v.code.as_str(), v.turn_id)).collect();
-    assert_eq!(found, [("unknown_tool_call", Some(2))]);
+    assert_eq!(found, [("duplicate_tool_call", Some(1)), ("unknown_tool_call", Some(2))]);
 
     let r = read(&input, Limits { max_tracked_calls: 0, ..Limits::default() });
     assert_eq!((r.untracked_calls, r.violation_count), (5, 0));

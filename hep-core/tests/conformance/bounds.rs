@@ -2,8 +2,8 @@
 
 use super::{Res, get, get_text, get_u64, same_text, text};
 use hep_core::bounds::{args_full, args_summary, cap, utf16_len};
-use hep_core::parse_args;
-use serde_json::{Map, Value};
+use hep_core::{Args, parse_args};
+use serde_json::Value;
 
 pub(crate) fn run(case: &Value) -> Res {
     let op = super::get_str(case, "op")?;
@@ -28,6 +28,6 @@ pub(crate) fn run(case: &Value) -> Res {
     same_text(&format!("`{op}`"), &expected, &got)
 }
 
-fn args(case: &Value) -> Res<Map<String, Value>> {
+fn args(case: &Value) -> Res<Args> {
     parse_args(&get_text(case, "args")?).map_err(|e| format!("the library cannot parse `args`: {e}"))
 }

@@ -101,7 +101,7 @@ proptest! {
     fn summary_args_are_cut_at_100_units(args in args(), filler in text_up_to(60)) {
         let mut args = args;
         args.insert(filler.clone(), Value::String(filler.repeat(3)));
-        let out = args_summary(&args);
+        let out = args_summary(&args.clone().into());
         let full = summary_of(&args);
         if utf16_len(&full) <= ARGS_SUMMARY_CAP {
             prop_assert_eq!(out, full);
@@ -123,7 +123,7 @@ proptest! {
         if let Some(big) = big {
             args.insert("big".into(), Value::String(big.repeat(2)));
         }
-        let out = args_full(&args);
+        let out = args_full(&args.clone().into());
         let mut json = String::from("{");
         for (i, (k, v)) in args.iter().enumerate() {
             if i > 0 {
@@ -139,8 +139,8 @@ proptest! {
         if utf16_len(&json) <= ARGS_FULL_CAP {
             // Uncut, it is the argument object itself, keys in arrival order.
             let back = parse_args(&out)?;
-            prop_assert_eq!(back.keys().collect::<Vec<_>>(), args.keys().collect::<Vec<_>>());
-            prop_assert_eq!(&back, &as_dart_reads(&args));
+            prop_assert_eq!(back.as_json(), Some(&as_dart_reads(&args)));
+            prop_assert_eq!(back.iter().map(|(k, _)| k).collect::<Vec<_>>(), args.keys().map(String::as_str).collect::<Vec<_>>());
             // Valid JSON for a standard parser too (compared by keys only: serde_json's default
             // float parser is not correctly rounded, so its numbers are no oracle).
             let via_serde: Map<String, Value> = serde_json::from_str(&out).map_err(|e| TestCaseError::fail(format!("{e}: {out}")))?;
@@ -152,8 +152,8 @@ proptest! {
     fn parse_args_keeps_arrival_order(args in args()) {
         let text = serde_json::to_string(&args).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let back = parse_args(&text)?;
-        prop_assert_eq!(back.keys().collect::<Vec<_>>(), args.keys().collect::<Vec<_>>());
-        prop_assert_eq!(back, as_dart_reads(&args));
+        prop_assert_eq!(back.iter().map(|(k, _)| k).collect::<Vec<_>>(), args.keys().map(String::as_str).collect::<Vec<_>>());
+        prop_assert_eq!(back.as_json(), Some(&as_dart_reads(&args)));
     }
 
     #[test]

@@ -251,8 +251,9 @@ pub(crate) fn play(script: &Script) -> Result<Played, TestCaseError> {
                     turn.text.push_str(delta);
                 }
                 Step::ToolStart { id, name, args } => {
-                    put(&mut lines, w.tool_start(id, name, args), true)?;
-                    let args_summary = bounds::render_args(args, script.mode);
+                    let args = args.clone().into();
+                    put(&mut lines, w.tool_start(id, name, &args), true)?;
+                    let args_summary = bounds::render_args(&args, script.mode);
                     match turn.tool(id) {
                         Some(tool) => tool.args_summary = args_summary,
                         None => turn.tools.push(ToolExpect {
