@@ -87,7 +87,10 @@ describe('the child closes stdout but keeps running', () => {
     dog.stop();
     assert.ok(!dog.fired);
     assert.deepEqual(types(frames), ['hep_header', 'agent_start']);
-    assert.deepEqual([result.verdict, result.exitCode, result.stderrTail], ['incomplete', 130, 'got SIGINT\n']);
+    // Exit 130 is a cancel wherever the signal found the run: here inside round 1.
+    assert.deepEqual([result.verdict, result.exitCode, result.stderrTail], ['cancelled', 130, 'got SIGINT\n']);
+    assert.deepEqual(result.violations.map((v) => [v.code, v.turnId]), [['cancelled_in_open_round', 1]]);
+    assert.equal(result.conforms, true);
     await assertReaped(run);
   });
 
@@ -98,7 +101,8 @@ describe('the child closes stdout but keeps running', () => {
     dog.stop();
     assert.ok(!dog.fired);
     assert.equal(run.timedOut, true);
-    assert.deepEqual([result.verdict, result.exitCode, result.stderrTail], ['incomplete', 130, 'got SIGINT\n']);
+    assert.deepEqual([result.verdict, result.exitCode, result.stderrTail], ['cancelled', 130, 'got SIGINT\n']);
+    assert.deepEqual(result.violations.map((v) => v.code), ['cancelled_in_open_round']);
     await assertReaped(run);
   });
 });
@@ -212,12 +216,12 @@ describe('grandchildren, one of them in a session of its own', () => {
 });
 
 describe('the child exits without a terminal frame', () => {
-  for (const [name, [command, args], code, violations] of NO_TERMINAL) {
-    test(`${name}: incomplete`, TEST, async () => {
+  for (const [name, [command, args], code, verdict, violations] of NO_TERMINAL) {
+    test(`${name}: ${verdict}`, TEST, async () => {
       const run = spawn(command, args);
       await collect(run);
       const result = await run.result;
-      assert.deepEqual([result.verdict, result.exitCode, result.conforms], ['incomplete', code, false]);
+      assert.deepEqual([result.verdict, result.exitCode, result.conforms], [verdict, code, false]);
       assert.deepEqual(
         result.violations.map((v) => v.code),
         violations,

@@ -177,12 +177,22 @@ export const ONLY_SIGTERM_STOPS = sh(
 /** Ignores SIGINT and SIGTERM. */
 export const STUBBORN = sh(`trap '' INT TERM; ${lines(HEADER, START)}; ${FOREVER}; exit 3`);
 
-/** Children that end without a terminal frame: `[name, [command, args], exit code, violation codes]`. */
+/**
+ * Children that end without a terminal frame:
+ * `[name, [command, args], exit code, verdict, violation codes]`.
+ */
 export const NO_TERMINAL = [
-  ['exit 0 after agent_start', sh(`${lines(HEADER, START)}; exit 0`), 0, ['unterminated_turn']],
-  ['exit 3 after agent_start', sh(`${lines(HEADER, START)}; exit 3`), 3, ['unterminated_turn']],
-  ['exit 0 after the header', sh(`${lines(HEADER)}; exit 0`), 0, ['no_terminal_frame']],
-  ['exit 0 without output', sh('exit 0'), 0, ['empty_stream']],
+  ['exit 0 after agent_start', sh(`${lines(HEADER, START)}; exit 0`), 0, 'incomplete', ['unterminated_turn']],
+  ['exit 3 after agent_start', sh(`${lines(HEADER, START)}; exit 3`), 3, 'incomplete', ['unterminated_turn']],
+  // A run that ended before agent_start is no cut stream, but exit 0 needs a turn_done.
+  [
+    'exit 0 after the header',
+    sh(`${lines(HEADER)}; exit 0`),
+    0,
+    'protocol_error',
+    ['ended_before_agent_start', 'exit_code_mismatch'],
+  ],
+  ['exit 0 without output', sh('exit 0'), 0, 'incomplete', ['empty_stream']],
 ];
 
 /**

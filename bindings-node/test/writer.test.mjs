@@ -83,6 +83,21 @@ describe('Writer', () => {
     ]);
   });
 
+  test('a call that writes nothing opens no turn: another role, an empty tool update', () => {
+    const { writer, lines } = collecting();
+    writer.agentStart();
+    writer.turnDone('hi', [], { input: 1, output: 2, cost: 0.5 }, 'stop');
+    assert.equal(writer.turnId, 1);
+    assert.equal(writer.messageStart('user'), null);
+    assert.equal(writer.toolDelta('c1', ''), null);
+    assert.equal(writer.messageStart('toolResult'), null);
+    assert.equal(writer.turnId, 1, 'no turn was opened by a call that wrote nothing');
+    // With no turn open, compaction_end reuses the last id; the next round is turn 2.
+    assert.equal(parseLine(writer.compactionEnd(5)).turn_id, 1);
+    assert.equal(parseLine(writer.messageDelta('next')).turn_id, 2);
+    assert.deepEqual(lines.map((l) => parseLine(l).type), ['agent_start', 'turn_done', 'compaction_end', 'message_delta']);
+  });
+
   test('tool arguments keep their key order, as an object or as JSON text', () => {
     const { writer } = collecting();
     const summary = (args) => parseLine(writer.toolStart('c', 'n', args)).args_summary;
