@@ -456,7 +456,10 @@ export class Writer {
   messageDelta(text: string): string | null;
   /**
    * `args`: an object (serialized as `JSON.stringify` does, key order kept), or the JSON text
-   * of one (its key order and number spelling kept as they are).
+   * of one (its key order and number spelling kept as they are). A value holding `NaN` or an
+   * infinity (anywhere inside it) is one JSON cannot write: the summary shows it as
+   * `key=[unserializable]` and full mode writes `[unserializable]` for the whole object, as
+   * the reference does (where `JSON.stringify` would write `null`).
    */
   toolStart(id: string, name: string, args: Record<string, unknown> | string): string | null;
   toolDelta(id: string, update: string): string | null;
@@ -554,7 +557,13 @@ export function jsonSchema(): string;
 export function cap(text: string, limit: number): string;
 /** Length of `text` in UTF-16 code units. */
 export function utf16Len(text: string): number;
-/** Summary-mode `args_summary` of an argument object (or the JSON text of one). */
+/**
+ * Summary-mode `args_summary` of an argument object (or the JSON text of one): `key=<JSON>`
+ * joined with `, `, a value holding `NaN` or an infinity as `key=[unserializable]`.
+ */
 export function argsSummary(args: Record<string, unknown> | string): string;
-/** Full-mode `args_summary` of an argument object (or the JSON text of one). */
+/**
+ * Full-mode `args_summary` of an argument object (or the JSON text of one): its JSON, or
+ * `[unserializable]` when a value holds `NaN` or an infinity.
+ */
 export function argsFull(args: Record<string, unknown> | string): string;

@@ -5,6 +5,7 @@
 const os = require('node:os');
 const { native, constants } = require('./native.js');
 const check = require('./check.js');
+const { argsText } = require('./args.js');
 
 const VERSION = constants.version;
 const PROTOCOL_VERSION = constants.protocolVersion;
@@ -80,17 +81,18 @@ function utf16Len(text) {
   return native.utf16Len(check.string(text, 'utf16Len(text)'));
 }
 
-/** Tool arguments (an object, or the JSON text of one) as JSON text, key order kept. */
-function argsText(args, what) {
-  return typeof args === 'string' ? args : JSON.stringify(check.object(args, what));
-}
-
-/** Summary-mode `args_summary`: `key=<json>` joined with `, `, cut at 100 units plus `...`. */
+/**
+ * Summary-mode `args_summary`: `key=<json>` joined with `, `, cut at 100 units plus `...`; a
+ * value holding a non-finite number is `key=[unserializable]`.
+ */
 function argsSummary(args) {
   return native.argsSummary(argsText(args, 'argsSummary(args)'));
 }
 
-/** Full-mode `args_summary` (`events=full`): the arguments' JSON, capped at 4000 units. */
+/**
+ * Full-mode `args_summary` (`events=full`): the arguments' JSON, capped at 4000 units;
+ * `[unserializable]` when a value holds a non-finite number.
+ */
 function argsFull(args) {
   return native.argsFull(argsText(args, 'argsFull(args)'));
 }
@@ -114,5 +116,4 @@ module.exports = {
   utf16Len,
   argsSummary,
   argsFull,
-  argsText,
 };

@@ -3,7 +3,7 @@
 // each written to a Writable (`out.write(line)`) or handed to a function, newline included.
 
 const { native, constants } = require('./native.js');
-const { argsText } = require('./core.js');
+const { argsText } = require('./args.js');
 const check = require('./check.js');
 
 const ACTIONS = constants.livenessActions;
@@ -111,8 +111,10 @@ class Writer {
   }
 
   /**
-   * `tool_start`; `args` is an object (serialized as JSON.stringify does, key order kept) or
-   * the JSON text of one (its key order and number spelling kept).
+   * `tool_start`; `args` is an object (serialized as JSON.stringify does, key order kept,
+   * except that a value holding NaN or an infinity is one JSON cannot write, rendered
+   * `[unserializable]` as the reference does) or the JSON text of one (its key order and
+   * number spelling kept).
    */
   toolStart(id, name, args) {
     check.string(id, 'Writer.toolStart(id)');

@@ -55,9 +55,26 @@ describe('the core constants and helpers', () => {
     assert.equal(hep.argsSummary('{"f":1.0}'), 'f=1.0');
     assert.equal(hep.argsFull({ a: [1, { b: null }] }), '{"a":[1,{"b":null}]}');
     assert.throws(() => hep.argsSummary('{'), { code: 'HEP_SYNTAX', column: 2 });
+    assert.throws(() => hep.argsSummary({ toJSON: () => undefined }), {
+      name: 'TypeError',
+      message: 'argsSummary(args) must serialize to a JSON object, but JSON.stringify gives undefined',
+    });
     assert.throws(() => hep.argsFull('"x"'), { code: 'HEP_NOT_AN_OBJECT' });
     assert.throws(() => hep.argsSummary([]), TypeError);
     assert.throws(() => hep.cap('x', -1), RangeError);
+  });
+
+  test('argsSummary and argsFull: a value holding NaN or an infinity is [unserializable]', () => {
+    assert.equal(hep.argsSummary({ x: NaN, y: [1, Infinity], z: 'ok' }), 'x=[unserializable], y=[unserializable], z="ok"');
+    assert.equal(hep.argsFull({ x: NaN, y: [1, Infinity], z: 'ok' }), '[unserializable]');
+    assert.equal(hep.argsSummary({ deep: { a: [{ b: -Infinity }] }, n: null }), 'deep=[unserializable], n=null');
+    assert.equal(hep.argsFull({ deep: { a: [{ b: -Infinity }] }, n: null }), '[unserializable]');
+    assert.equal(hep.argsSummary({ n: null, u: undefined, f() {}, s: 'null' }), 'n=null, s="null"');
+    assert.equal(hep.argsFull({ n: null, u: undefined, f() {}, s: 'null' }), '{"n":null,"s":"null"}');
+    assert.equal(hep.argsSummary({ b: -Infinity, 1: null }), '1=null, b=[unserializable]');
+    // The same arguments as JSON text, with numbers past the double range.
+    assert.equal(hep.argsSummary('{"x":1e400,"y":[1,-1e400],"z":"ok"}'), 'x=[unserializable], y=[unserializable], z="ok"');
+    assert.equal(hep.argsFull('{"x":1e400}'), '[unserializable]');
   });
 
   test('sanitize makes terminal escapes visible; jsonSchema is the schema', () => {

@@ -108,6 +108,31 @@ describe('Writer', () => {
     assert.equal(long, `text="${'x'.repeat(94)}...`);
   });
 
+  test('a value holding NaN or an infinity is [unserializable], as the reference writes it', () => {
+    const { writer } = collecting();
+    const full = collecting({ fahVersion: '1.2.3', toolArgs: 'full' }).writer;
+    const summary = (args) => parseLine(writer.toolStart('c', 'n', args)).args_summary;
+    const whole = (args) => parseLine(full.toolStart('c', 'n', args)).args_summary;
+    const args = { x: NaN, y: [1, Infinity], z: 'ok' };
+    assert.equal(summary(args), 'x=[unserializable], y=[unserializable], z="ok"');
+    assert.equal(whole(args), '[unserializable]');
+    // Anywhere inside a value, -Infinity too; the other values as JSON.stringify writes them.
+    const nested = { a: { b: [{ c: -Infinity }] }, n: null, s: 'null', k: [null, 1.5] };
+    assert.equal(summary(nested), 'a=[unserializable], n=null, s="null", k=[null,1.5]');
+    assert.equal(whole(nested), '[unserializable]');
+    // A plain null stays null, in both modes.
+    assert.equal(summary({ n: null, m: [null] }), 'n=null, m=[null]');
+    assert.equal(whole({ n: null, m: [null] }), '{"n":null,"m":[null]}');
+    // JSON.stringify's rules hold: undefined and function values are left out, keys come in
+    // Object.keys order (integer keys first), toJSON is applied (with the member's key).
+    const odd = { b: NaN, u: undefined, f() {}, 2: 'two', d: new Date(0), t: { toJSON: (key) => (key === 't' ? Infinity : 0) } };
+    assert.equal(summary(odd), '2="two", b=[unserializable], d="1970-01-01T00:00:00.000Z", t=[unserializable]');
+    assert.equal(summary({ u: undefined, x: NaN }), 'x=[unserializable]');
+    assert.equal(summary({ boxed: new Number(NaN) }), 'boxed=[unserializable]');
+    // As JSON text, a number past the double range is the same thing.
+    assert.equal(summary('{"x":1e400,"y":-1e400,"z":"ok"}'), 'x=[unserializable], y=[unserializable], z="ok"');
+  });
+
   test('tool result texts are capped at 2000 UTF-16 units', () => {
     const { writer } = collecting();
     const line = writer.turnDone('', [{ id: 'c', name: 'n', ok: false, text: 'y'.repeat(2500) }], { input: 0, output: 0, cost: 0 }, 'stop');
