@@ -202,7 +202,7 @@ struct Session {
 }
 
 /// The codes a caller can cause by the order of its calls; any other code is the writer's fault.
-const MISUSE: [ViolationCode; 16] = [
+const MISUSE: [ViolationCode; 17] = [
     ViolationCode::EmptyStream,
     ViolationCode::MissingHeader,
     ViolationCode::DuplicateHeader,
@@ -212,6 +212,7 @@ const MISUSE: [ViolationCode; 16] = [
     ViolationCode::UnmatchedCompactionEnd,
     ViolationCode::CompactionIdMismatch,
     ViolationCode::UnterminatedTurn,
+    ViolationCode::CancelledInOpenRound,
     ViolationCode::NoTerminalFrame,
     ViolationCode::UnknownToolCall,
     ViolationCode::UnknownToolResult,
