@@ -141,7 +141,7 @@ pub(crate) enum Scenario {
     Error,
     /// A long run; SIGINT or SIGTERM makes it emit `cancelled` and exit 130.
     CancelMe,
-    /// Pre-flight and post-turn compaction.
+    /// Pre-flight, between-rounds and post-run compaction.
     Compaction,
     /// A tool that gets heartbeats and stuck-call follow-ups.
     Stuck,
@@ -149,6 +149,12 @@ pub(crate) enum Scenario {
     BigOutput,
     /// Unknown frame types and fields, as a newer emitter would send.
     Future,
+    /// A request over the context window: a fatal `turn_error`, a compaction, then the run
+    /// continues and ends with `turn_done` (exit 0).
+    OverWindow,
+    /// A pre-flight `compaction_start` with no end (the pass did not compact), a round, and
+    /// a post-run compaction that runs.
+    SkippedCompaction,
 }
 
 /// Text or JSON output.

@@ -1,4 +1,5 @@
-//! The simulator's scenarios: scripts of rounds, text and tool calls.
+//! The simulator's scenarios: scripts of rounds, text and tool calls, and the compaction
+//! passes around them (before the agent run, between its rounds, after it).
 
 use crate::args::Scenario;
 use crate::simulate::{Ending, Sim, Stop, ToolRun};
@@ -39,9 +40,20 @@ const TEST_LOG: &[&str] = &[
     "test result: ok. 42 passed; 0 failed; 0 ignored",
 ];
 
-/// Plays `scenario` after the header; returns how the run ended.
+const BUILD_LOG: &[&str] = &[
+    "   Compiling hep-core v0.1.0",
+    "error[E0432]: unresolved import `crate::lines::split`",
+    " --> src/stream.rs:7:5",
+    "  |",
+    "7 | use crate::lines::split;",
+    "  |     ^^^^^^^^^^^^^^^^^^^ no `split` in `lines`",
+    "error: could not compile `hep-core` (lib) due to 1 previous error",
+];
+
+/// Plays `scenario` after the header: the agent run, which streams from `agent_start` to
+/// its last terminal frame, then what the harness does after it. Returns how the run ended.
 pub(crate) fn play(sim: &mut Sim, scenario: Scenario) -> Result<Ending, Stop> {
-    match scenario {
+    let ending = match scenario {
         Scenario::Chat => chat(sim),
         Scenario::Tools => tools(sim),
         Scenario::Error => error(sim),
@@ -50,13 +62,33 @@ pub(crate) fn play(sim: &mut Sim, scenario: Scenario) -> Result<Ending, Stop> {
         Scenario::Stuck => stuck(sim),
         Scenario::BigOutput => big_output(sim),
         Scenario::Future => future(sim),
+        Scenario::OverWindow => over_window(sim),
+        Scenario::SkippedCompaction => skipped_compaction(sim),
+    }?;
+    // The run's last terminal frame is written: from here on a signal aborts nothing.
+    sim.stop_streaming();
+    after_run(sim, scenario)?;
+    Ok(ending)
+}
+
+/// After the agent run: the post-run compaction, where the scenario has one.
+fn after_run(sim: &mut Sim, scenario: Scenario) -> Result<(), Stop> {
+    match scenario {
+        Scenario::Compaction => {
+            let freed = sim.pick(20_000, 60_000);
+            sim.compaction(1500, Some(freed))
+        }
+        Scenario::SkippedCompaction => {
+            let freed = sim.pick(30_000, 90_000);
+            sim.compaction(900, Some(freed))
+        }
+        _ => Ok(()),
     }
 }
 
 /// `agent_start` and `message_start` of the first round.
 fn begin(sim: &mut Sim) -> Result<(), Stop> {
-    let line = sim.em().agent_start()?;
-    sim.put(line)?;
+    sim.agent_start()?;
     message_start(sim)
 }
 
@@ -141,12 +173,10 @@ fn cancel_me(sim: &mut Sim) -> Result<Ending, Stop> {
     answer(sim)
 }
 
+/// A pre-flight compaction, a round, a compaction between rounds, the answer, and (in
+/// [`after_run`]) the post-run compaction.
 fn compaction(sim: &mut Sim) -> Result<Ending, Stop> {
-    let line = sim.em().compaction_start()?;
-    sim.put(line)?;
-    sim.pause(800)?;
-    let line = sim.em().compaction_end(48_213)?;
-    sim.put(line)?;
+    sim.compaction(800, Some(48_213))?;
     begin(sim)?;
     let read = ToolRun {
         id: "call_1",
@@ -157,11 +187,7 @@ fn compaction(sim: &mut Sim) -> Result<Ending, Stop> {
         ok: true,
     };
     tool_round(sim, "Context was compacted; re-reading the notes.", &read)?;
-    let line = sim.em().compaction_start()?;
-    sim.put(line)?;
-    sim.pause(600)?;
-    let line = sim.em().compaction_end(12_877)?;
-    sim.put(line)?;
+    sim.compaction(600, Some(12_877))?;
     answer(sim)
 }
 
@@ -227,6 +253,50 @@ fn future(sim: &mut Sim) -> Result<Ending, Stop> {
     )))?;
     let text = "A newer emitter sends frames and fields this version does not know; they are kept, never an error.";
     sim.say("never an error.")?;
+    sim.done(text, &[], "stop")?;
+    Ok(Ending::Done)
+}
+
+/// A request that does not fit the context window: round 2 ends with a fatal
+/// `turn_error`, the harness compacts (outside the agent run: the reference does it once the
+/// failed prompt has settled) and continues; round 3 ends the run with `turn_done`.
+fn over_window(sim: &mut Sim) -> Result<Ending, Stop> {
+    begin(sim)?;
+    let log = ToolRun {
+        id: "call_1",
+        name: "read",
+        args: r#"{"path":"target/build.log"}"#,
+        output: BUILD_LOG,
+        duration_ms: 500,
+        ok: true,
+    };
+    tool_round(sim, "The build log is long; reading it whole.", &log)?;
+    // The next request carries the whole log: the provider refuses it before any text.
+    sim.pause(700)?;
+    let tokens = sim.pick(200_500, 240_000);
+    let error = format!("context window exceeded: {tokens} tokens > 200000");
+    let line = sim.em().turn_error(&error, true)?;
+    sim.put(line)?;
+    sim.stop_streaming();
+    let freed = tokens - sim.pick(60_000, 90_000);
+    sim.compaction(1200, Some(freed))?;
+    sim.start_streaming()?;
+    message_start(sim)?;
+    let text = "The build failed on an unresolved import (`crate::lines::split`, renamed to `split_lines`); \
+                I fixed the two call sites and the build is green.";
+    sim.say(text)?;
+    sim.done(text, &[], "stop")?;
+    Ok(Ending::Done)
+}
+
+/// A pre-flight compaction pass that decides not to compact (`compaction_start`, no end),
+/// a round, and a post-run compaction (in [`after_run`]) that runs.
+fn skipped_compaction(sim: &mut Sim) -> Result<Ending, Stop> {
+    sim.compaction(300, None)?;
+    begin(sim)?;
+    let text = "Checked `Cargo.lock`: every dependency is already on its latest patch release, \
+                so there is nothing to update.";
+    sim.say(text)?;
     sim.done(text, &[], "stop")?;
     Ok(Ending::Done)
 }

@@ -1,9 +1,14 @@
 //! `hep simulate`: a realistic HEP v1 emitter with real timing, built on the core's
-//! [`Emitter`]. SIGINT or SIGTERM make it emit `cancelled` and exit 130, as the reference does.
+//! [`Emitter`]. Signals are handled as the reference does (`_gracefulHeadlessExit` in
+//! `bin/fah.dart`, see `hep_core::supervise`): SIGINT or a first SIGTERM aborts the run only
+//! while the agent is streaming (from `agent_start` to the run's last terminal frame), which
+//! then ends with `cancelled`; a signal at any other time (a compaction outside the agent
+//! run, after the last round) aborts nothing and writes nothing more. Either way the
+//! simulator lets the run settle and exits 130; a second SIGTERM exits 143 at once.
 
 use crate::args::Simulate;
 use crate::scenarios;
-use hep_core::supervise::{EXIT_CANCELLED, EXIT_FAILED, EXIT_OK};
+use hep_core::supervise::{EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, exit_code_for_signal};
 use hep_core::writer::{Emitter, ToolOutcome};
 use hep_core::{ArgsMode, LivenessAction, Usage, parse_args};
 use std::io::{self, Write};
@@ -52,6 +57,11 @@ pub(crate) struct ToolRun<'a> {
     pub(crate) ok: bool,
 }
 
+/// How long an aborted run takes to settle (the tool killed, the transcript saved) before
+/// the simulator writes what it has and exits, in simulated milliseconds. Long enough for a
+/// second SIGTERM to land in it.
+const SETTLE_MS: u64 = 300;
+
 /// The simulator: an emitter, its output, a seeded generator and the clock.
 pub(crate) struct Sim {
     em: Emitter,
@@ -59,6 +69,8 @@ pub(crate) struct Sim {
     rng: u64,
     speed: f64,
     interrupted: Arc<AtomicBool>,
+    /// Inside the agent run: a signal aborts the run (and `cancelled` is written) only then.
+    streaming: bool,
 }
 
 impl Sim {
@@ -92,14 +104,21 @@ impl Sim {
         options.get(i).copied().unwrap_or_default()
     }
 
+    /// `ms` simulated milliseconds, scaled by the speed.
+    fn scaled(&self, ms: u64) -> Duration {
+        if self.speed > 0.0 { Duration::from_secs_f64(ms as f64 / 1000.0 / self.speed) } else { Duration::ZERO }
+    }
+
+    /// Stops if SIGINT or SIGTERM has arrived.
+    fn check(&self) -> Result<(), Stop> {
+        if self.interrupted.load(Ordering::SeqCst) { Err(Stop::Interrupted) } else { Ok(()) }
+    }
+
     /// Waits `ms` simulated milliseconds (scaled by the speed), watching for a signal.
     pub(crate) fn pause(&mut self, ms: u64) -> Result<(), Stop> {
-        let mut left =
-            if self.speed > 0.0 { Duration::from_secs_f64(ms as f64 / 1000.0 / self.speed) } else { Duration::ZERO };
+        let mut left = self.scaled(ms);
         loop {
-            if self.interrupted.load(Ordering::SeqCst) {
-                return Err(Stop::Interrupted);
-            }
+            self.check()?;
             if left.is_zero() {
                 return Ok(());
             }
@@ -107,6 +126,41 @@ impl Sim {
             sleep(step);
             left -= step;
         }
+    }
+
+    /// The agent starts streaming (its run begins, or resumes). A signal that arrived
+    /// before found it not streaming, and is handled so.
+    pub(crate) fn start_streaming(&mut self) -> Result<(), Stop> {
+        self.check()?;
+        self.streaming = true;
+        Ok(())
+    }
+
+    /// The agent stops streaming: its run's last terminal frame is written (or, in an
+    /// over-window continuation, the round that did not fit is over).
+    pub(crate) fn stop_streaming(&mut self) {
+        self.streaming = false;
+    }
+
+    /// `agent_start`: the agent run begins, and with it the streaming.
+    pub(crate) fn agent_start(&mut self) -> Result<(), Stop> {
+        self.start_streaming()?;
+        let line = self.em.agent_start()?;
+        self.put(line)
+    }
+
+    /// A compaction pass: `compaction_start`, the pass taking `ms`, and `compaction_end`
+    /// freeing `tokens_freed` when the pass ran (`None`: it decided not to compact, and the
+    /// reference writes no end).
+    pub(crate) fn compaction(&mut self, ms: u64, tokens_freed: Option<u64>) -> Result<(), Stop> {
+        let line = self.em.compaction_start()?;
+        self.put(line)?;
+        self.pause(ms)?;
+        if let Some(freed) = tokens_freed {
+            let line = self.em.compaction_end(freed)?;
+            self.put(line)?;
+        }
+        Ok(())
     }
 
     /// Streams `text` as `message_delta` chunks of 2 to 12 characters.
@@ -158,12 +212,17 @@ impl Sim {
         self.put(line)
     }
 
-    /// Ends the run with `cancelled` (after `agent_start`, if the run had not begun).
-    fn cancel(&mut self) -> Result<(), Stop> {
-        let start = self.em.agent_start()?;
-        self.put(start)?;
-        let line = self.em.cancelled()?;
-        self.put(line)
+    /// What the reference does after SIGINT or a first SIGTERM: while streaming, the run is
+    /// aborted and settles with `cancelled` for the open round; otherwise nothing is aborted
+    /// and nothing more is written (a compaction in progress is left without its end).
+    /// Either way the run gets a moment to settle; a second SIGTERM meanwhile exits 143.
+    fn settle_after_signal(&mut self) -> Result<(), Stop> {
+        sleep(self.scaled(SETTLE_MS));
+        if self.streaming {
+            let line = self.em.cancelled()?;
+            self.put(line)?;
+        }
+        Ok(())
     }
 
     /// Ends the round with `turn_done`, with plausible usage.
@@ -176,15 +235,30 @@ impl Sim {
     }
 }
 
+/// Installs the signal handlers: SIGINT and SIGTERM set the returned flag; a SIGTERM after
+/// a first one exits 143 at once, from the handler (the reference's second SIGTERM).
+fn watch_signals() -> io::Result<Arc<AtomicBool>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    use signal_hook::flag;
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let terminated = Arc::new(AtomicBool::new(false));
+    // Registered first, so it sees the flag as the previous SIGTERM left it.
+    flag::register_conditional_shutdown(SIGTERM, exit_code_for_signal(SIGTERM), Arc::clone(&terminated))?;
+    flag::register(SIGTERM, terminated)?;
+    flag::register(SIGTERM, Arc::clone(&interrupted))?;
+    flag::register(SIGINT, Arc::clone(&interrupted))?;
+    Ok(interrupted)
+}
+
 /// Runs the chosen scenario; returns the process exit code.
 pub(crate) fn run(opts: &Simulate) -> i32 {
-    let interrupted = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        if let Err(e) = signal_hook::flag::register(signal, Arc::clone(&interrupted)) {
+    let interrupted = match watch_signals() {
+        Ok(flag) => flag,
+        Err(e) => {
             eprintln!("hep simulate: cannot watch for signals: {e}");
             return EXIT_FAILED;
         }
-    }
+    };
     let mode = if opts.full_args { ArgsMode::Full } else { ArgsMode::Summary };
     let mut sim = Sim {
         em: Emitter::new(mode),
@@ -192,13 +266,20 @@ pub(crate) fn run(opts: &Simulate) -> i32 {
         rng: opts.seed,
         speed: opts.speed.max(0.0),
         interrupted,
+        streaming: false,
     };
     let session = opts.session.clone().unwrap_or_else(|| format!("sim-{:04x}", opts.seed % 0x10000));
     let outcome = sim.em.header(env!("CARGO_PKG_VERSION"), &session).map_err(Stop::from).and_then(|line| sim.put(line));
-    match outcome.and_then(|()| scenarios::play(&mut sim, opts.scenario)) {
+    // A signal that came after the last check still makes the exit code 130, as in the
+    // reference, which exits 130 after any SIGINT or first SIGTERM.
+    let outcome = outcome.and_then(|()| scenarios::play(&mut sim, opts.scenario)).and_then(|ending| {
+        sim.check()?;
+        Ok(ending)
+    });
+    match outcome {
         Ok(Ending::Done) => EXIT_OK,
         Ok(Ending::Failed) => EXIT_FAILED,
-        Err(Stop::Interrupted) => match sim.cancel() {
+        Err(Stop::Interrupted) => match sim.settle_after_signal() {
             Ok(()) => EXIT_CANCELLED,
             Err(_) => EXIT_FAILED,
         },

@@ -1,29 +1,39 @@
-//! `hep simulate`: every scenario validates with its own exit code, the seed fixes the
-//! bytes, `--full-args` changes only the argument rendering, and SIGINT / SIGTERM end a
-//! run with `cancelled` and exit 130.
+//! `hep simulate`: every scenario validates with its own exit code (warnings only where the
+//! scenario plays one of the reference's own edge paths), the seed fixes the bytes,
+//! `--full-args` changes only the argument rendering, and signals are handled as the
+//! reference handles them: SIGINT / SIGTERM while the agent streams end the run with
+//! `cancelled` and exit 130; at any other time they abort nothing, write nothing more and
+//! exit 130; a second SIGTERM exits 143 at once.
 
 // Test helpers outside `#[test]` functions may fail loudly too.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod common;
 
-use common::{Proc, TIMEOUT, hep, run_hep, validate_json};
+use common::{Finished, Proc, TIMEOUT, hep, poll, run_hep, validate_json};
 use nix::sys::signal::Signal;
 use serde_json::Value;
 
-/// Every scenario with the exit code and verdict it must end with.
-const SCENARIOS: &[(&str, i32, &str)] = &[
-    ("chat", 0, "ok"),
-    ("tools", 0, "ok"),
-    ("error", 1, "failed"),
-    ("cancel-me", 0, "ok"),
-    ("compaction", 0, "ok"),
-    ("stuck", 0, "ok"),
-    ("big-output", 0, "ok"),
-    ("future", 0, "ok"),
+/// Every scenario with the exit code and verdict it must end with, and the warnings its
+/// stream must carry (none, but for the reference's own edge paths).
+const SCENARIOS: &[(&str, i32, &str, &[&str])] = &[
+    ("chat", 0, "ok", &[]),
+    ("tools", 0, "ok", &[]),
+    ("error", 1, "failed", &[]),
+    ("cancel-me", 0, "ok", &[]),
+    ("compaction", 0, "ok", &[]),
+    ("stuck", 0, "ok", &[]),
+    ("big-output", 0, "ok", &[]),
+    ("future", 0, "ok", &[]),
+    // The reference's over-window continuation: a fatal turn_error, a compaction, and the
+    // run goes on (conformance/stream/reference/over-window-continuation.json).
+    ("over-window", 0, "ok", &["round_after_fatal_error"]),
+    // The reference writes compaction_start for every pass and compaction_end only when it
+    // ran (conformance/stream/reference/skipped-preflight-compaction.json).
+    ("skipped-compaction", 0, "ok", &["unpaired_compaction_start"]),
 ];
 
-const SEEDS: &[&str] = &["1", "7", "123456789"];
+const SEEDS: &[&str] = &["1", "7", "42", "2026", "123456789"];
 
 fn simulate(scenario: &str, seed: &str, extra: &[&str]) -> (Vec<u8>, i32) {
     let mut args = vec!["simulate", "--scenario", scenario, "--seed", seed, "--speed", "0"];
@@ -33,12 +43,22 @@ fn simulate(scenario: &str, seed: &str, extra: &[&str]) -> (Vec<u8>, i32) {
     (out.stdout, out.code)
 }
 
-/// Validates `stream` with `code` and asserts it conforms with `verdict`.
-fn assert_valid(label: &str, stream: &[u8], code: i32, verdict: &str) {
+/// The codes of a report's violations, asserting that none is an error.
+fn warnings_only(label: &str, report: &Value) -> Vec<String> {
+    let violations = report["violations"].as_array().expect("violations is a list");
+    for v in violations {
+        assert_eq!(v["severity"], "warning", "{label}: an error violation: {report:#}");
+    }
+    violations.iter().map(|v| v["code"].as_str().unwrap().to_owned()).collect()
+}
+
+/// Validates `stream` with `code` and asserts it conforms with `verdict` and exactly the
+/// `warnings`.
+fn assert_valid(label: &str, stream: &[u8], code: i32, verdict: &str, warnings: &[&str]) {
     let (report, validate_code) = validate_json(stream, &["--exit-code", &code.to_string()]);
     assert_eq!(report["verdict"], verdict, "{label}: {report:#}");
     assert_eq!(report["conforms"], true, "{label}: {report:#}");
-    assert_eq!(report["violations"], Value::Array(vec![]), "{label}: {report:#}");
+    assert_eq!(warnings_only(label, &report), warnings, "{label}: {report:#}");
     assert_eq!(report["skipped"], Value::Array(vec![]), "{label}: {report:#}");
     assert_eq!(report["exit_code"], code, "{label}: {report:#}");
     let lines = stream.iter().filter(|&&b| b == b'\n').count();
@@ -56,17 +76,22 @@ fn frames(stream: &[u8]) -> Vec<Value> {
 
 #[test]
 fn every_scenario_validates_with_its_exit_code() {
-    for &(scenario, want_code, verdict) in SCENARIOS {
+    for &(scenario, want_code, verdict, warnings) in SCENARIOS {
         for &seed in SEEDS {
             let label = format!("{scenario} seed {seed}");
             let (stream, code) = simulate(scenario, seed, &[]);
             assert_eq!(code, want_code, "{label}: exit code");
             assert!(stream.ends_with(b"\n"), "{label}: the last line is complete");
-            assert_valid(&label, &stream, code, verdict);
+            assert_valid(&label, &stream, code, verdict, warnings);
             let frames = frames(&stream);
             assert_eq!(frames[0]["type"], "hep_header", "{label}");
-            let last = &frames[frames.len() - 1]["type"];
-            assert_eq!(last, if want_code == 1 { "turn_error" } else { "turn_done" }, "{label}");
+            // The run's last terminal frame, then at most a post-run compaction.
+            let last_terminal = frames
+                .iter()
+                .rev()
+                .find(|f| ["turn_done", "turn_error", "cancelled"].contains(&f["type"].as_str().unwrap_or_default()));
+            let want = if want_code == 1 { "turn_error" } else { "turn_done" };
+            assert_eq!(last_terminal.unwrap()["type"], want, "{label}");
         }
     }
 }
@@ -86,11 +111,11 @@ fn the_same_seed_gives_the_same_bytes() {
 
 #[test]
 fn full_args_still_validate() {
-    for &(scenario, want_code, verdict) in SCENARIOS {
+    for &(scenario, want_code, verdict, warnings) in SCENARIOS {
         let label = format!("{scenario} --full-args");
         let (stream, code) = simulate(scenario, "5", &["--full-args"]);
         assert_eq!(code, want_code, "{label}");
-        assert_valid(&label, &stream, code, verdict);
+        assert_valid(&label, &stream, code, verdict, warnings);
     }
 }
 
@@ -127,27 +152,45 @@ fn session_flag_names_the_session() {
     assert_eq!(header["hep"], "v1");
 }
 
-/// Starts `cancel-me` at real speed, waits for its first frame, sends `signal`, and checks
-/// the run ends with `cancelled`, exit 130, and a stream that validates as cancelled.
+/// Whether the stream so far holds a complete line of frame type `kind`.
+fn has_line(out: &[u8], kind: &str) -> bool {
+    let needle = format!(r#"{{"type":"{kind}","#);
+    String::from_utf8_lossy(out).lines().any(|l| l.starts_with(&needle))
+}
+
+/// Starts `scenario` at real speed and reads its stdout until `ready` holds.
+fn start(scenario: &str, what: &str, ready: impl Fn(&[u8]) -> bool) -> Proc {
+    let mut sim = Proc::spawn(hep(["simulate", "--scenario", scenario, "--speed", "1"]), None, None);
+    sim.read_until(TIMEOUT, what, ready);
+    assert!(sim.running(), "{scenario} must still be running when {what} arrived");
+    sim
+}
+
+/// The last frame of `out`, and the `validate --exit-code <code>` report of the stream.
+fn judged(out: &Finished, code: i32) -> (Value, Value) {
+    assert!(out.stdout.ends_with(b"\n"), "the last line is complete");
+    let last: Value = serde_json::from_str(out.lines().last().expect("some output")).expect("the last line is JSON");
+    let (report, validate_code) = validate_json(&out.stdout, &["--exit-code", &code.to_string()]);
+    assert_eq!(validate_code, i32::from(report["conforms"] != true), "{report:#}");
+    (last, report)
+}
+
+/// Starts `cancel-me` at real speed, waits until it streams (its first delta), sends
+/// `signal`, and checks the run ends with `cancelled`, exit 130, and a stream that
+/// validates as cancelled with no violation at all.
 fn cancel_with(signal: Signal) {
-    let mut sim = Proc::spawn(hep(["simulate", "--scenario", "cancel-me", "--speed", "1"]), None, None);
-    // The header is written after the signal handlers are installed: one line is enough.
-    sim.read_lines(1, TIMEOUT);
-    assert!(sim.running(), "cancel-me must still be running after its first frame");
+    let sim = start("cancel-me", "the first delta", |out| has_line(out, "message_delta"));
     sim.signal(signal);
     let out = sim.wait(TIMEOUT);
     assert_eq!(out.code, 130, "{signal}: exit code; stderr: {}", out.stderr);
     assert!(out.status.code().is_some(), "{signal}: the simulator exits by itself, not killed by the signal");
-    let lines = out.lines();
-    let last: Value = serde_json::from_str(lines.last().expect("some output")).expect("the last line is JSON");
+    let (last, report) = judged(&out, 130);
     assert_eq!(last["type"], "cancelled", "{signal}: last line {last}");
-    assert!(out.stdout.ends_with(b"\n"));
     // A short run: the signal stopped it long before its 200 rounds.
-    assert!(lines.len() < 200, "{signal}: {} lines", lines.len());
-    let (report, code) = validate_json(&out.stdout, &["--exit-code", "130"]);
+    assert!(out.lines().len() < 200, "{signal}: {} lines", out.lines().len());
     assert_eq!(report["verdict"], "cancelled", "{report:#}");
     assert_eq!(report["conforms"], true, "{report:#}");
-    assert_eq!(code, 0);
+    assert_eq!(report["violations"], Value::Array(vec![]), "{report:#}");
 }
 
 #[test]
@@ -158,6 +201,96 @@ fn cancel_me_sigint_ends_with_cancelled_and_130() {
 #[test]
 fn cancel_me_sigterm_ends_with_cancelled_and_130() {
     cancel_with(Signal::SIGTERM);
+}
+
+/// Starts `scenario` at real speed, waits until its `nth` compaction has started (and is
+/// still running: nothing came after its `compaction_start`), sends `signal`, and checks
+/// what the reference does when a signal finds it not streaming: nothing is aborted,
+/// no `cancelled` is written, the compaction is left without its end, and the exit code is
+/// 130; `hep validate --exit-code 130` judges the run `cancelled`, with `warnings` only.
+fn signal_during_compaction(scenario: &str, nth: usize, signal: Signal, warnings: &[&str]) {
+    let label = format!("{scenario}, compaction {nth}, {signal}");
+    let sim = start(scenario, &format!("compaction_start number {nth}"), |out| {
+        let text = String::from_utf8_lossy(out);
+        let started = text.lines().filter(|l| l.starts_with(r#"{"type":"compaction_start","#)).count();
+        started == nth && text.lines().last().is_some_and(|l| l.starts_with(r#"{"type":"compaction_start","#))
+    });
+    sim.signal(signal);
+    let out = sim.wait(TIMEOUT);
+    assert_eq!(out.code, 130, "{label}: exit code; stderr: {}", out.stderr);
+    assert!(out.status.code().is_some(), "{label}: the simulator exits by itself");
+    let (last, report) = judged(&out, 130);
+    assert_eq!(last["type"], "compaction_start", "{label}: the compaction is left open, nothing follows");
+    assert!(!has_line(&out.stdout, "cancelled"), "{label}: no cancelled frame:\n{}", out.text());
+    assert_eq!(report["verdict"], "cancelled", "{label}: {report:#}");
+    assert_eq!(report["conforms"], true, "{label}: {report:#}");
+    assert_eq!(warnings_only(&label, &report), warnings, "{label}: {report:#}");
+}
+
+/// The post-run compaction of `compaction` runs after the last `turn_done`: the run's answer
+/// is kept (conformance/stream/reference/signal-during-post-run-compaction.json).
+#[test]
+fn a_signal_during_the_post_run_compaction_aborts_nothing_and_exits_130() {
+    for signal in [Signal::SIGINT, Signal::SIGTERM] {
+        let warnings = ["unpaired_compaction_start", "cancelled_between_rounds"];
+        signal_during_compaction("compaction", 3, signal, &warnings);
+    }
+}
+
+/// The pre-flight compaction runs before `agent_start`
+/// (conformance/stream/reference/signal-during-preflight-compaction.json).
+#[test]
+fn a_signal_during_the_preflight_compaction_aborts_nothing_and_exits_130() {
+    signal_during_compaction(
+        "compaction",
+        1,
+        Signal::SIGINT,
+        &["unpaired_compaction_start", "ended_before_agent_start"],
+    );
+}
+
+/// The over-window compaction runs once the failed prompt has settled, outside the agent
+/// run (conformance/stream/reference/signal-after-turn-error.json has the same shape).
+#[test]
+fn a_signal_during_the_over_window_compaction_aborts_nothing_and_exits_130() {
+    signal_during_compaction(
+        "over-window",
+        1,
+        Signal::SIGINT,
+        &["unpaired_compaction_start", "cancelled_between_rounds"],
+    );
+}
+
+/// Whether `signal` is pending for the process `pid` (sent, not yet handled).
+fn pending(pid: i32, signal: Signal) -> bool {
+    common::status_field(pid, "ShdPnd")
+        .and_then(|mask| u64::from_str_radix(&mask, 16).ok())
+        .is_some_and(|mask| mask & (1u64 << (signal as i32 - 1)) != 0)
+}
+
+/// A second SIGTERM, while the aborted run settles, exits 143 at once: no `cancelled` is
+/// written, and the stream is judged `incomplete` (killed by signal 15). A second SIGINT
+/// changes nothing.
+#[test]
+fn a_second_sigterm_exits_143_at_once() {
+    for (signal, code) in [(Signal::SIGTERM, 143), (Signal::SIGINT, 130)] {
+        let sim = start("cancel-me", "the first delta", |out| has_line(out, "message_delta"));
+        sim.signal(signal);
+        // Two signals sent back to back may merge into one: wait until the first was handled.
+        poll(TIMEOUT, "the first signal to be handled", || (!pending(sim.pid(), signal)).then_some(()));
+        sim.signal(signal);
+        let out = sim.wait(TIMEOUT);
+        assert_eq!(out.code, code, "{signal} twice: exit code; stderr: {}", out.stderr);
+        assert!(out.status.code().is_some(), "{signal} twice: the simulator exits by itself");
+        let (last, report) = judged(&out, code);
+        if code == 143 {
+            assert!(!has_line(&out.stdout, "cancelled"), "143: nothing written after the signal:\n{}", out.text());
+            assert_eq!(report["verdict"], "incomplete", "{report:#}");
+        } else {
+            assert_eq!(last["type"], "cancelled", "a second SIGINT does not stop the settling: {last}");
+            assert_eq!(report["verdict"], "cancelled", "{report:#}");
+        }
+    }
 }
 
 #[test]
