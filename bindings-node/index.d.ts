@@ -486,11 +486,19 @@ export interface SpawnOptions
     Omit<ChildSpawnOptions, 'stdio' | 'detached' | 'timeout' | 'killSignal' | 'signal'> {
   /** Cancels the run when aborted. */
   signal?: AbortSignal;
-  /** Cancels the run after this many milliseconds. */
+  /** Cancels the run after this many milliseconds (0 to 2**31 - 1, the longest Node timer). */
   timeoutMs?: number;
-  /** After SIGINT, how long before SIGTERM (default `INTERRUPT_GRACE_MS`). */
+  /**
+   * After SIGINT, how many milliseconds before SIGTERM (default `INTERRUPT_GRACE_MS`, 12 s:
+   * the reference's 10 s settle plus its drain and exit). Shorten it only for a harness that
+   * is known to exit sooner: SIGTERM cuts the reference's settle short (exit 143). From 0 to
+   * 2**31 - 1; another type is a TypeError, a number out of range a RangeError.
+   */
   interruptGraceMs?: number;
-  /** After SIGTERM, how long before SIGKILL (default `TERMINATE_GRACE_MS`). */
+  /**
+   * After SIGTERM, how many milliseconds before SIGKILL (default `TERMINATE_GRACE_MS`, 2 s).
+   * From 0 to 2**31 - 1, checked as `interruptGraceMs`.
+   */
   terminateGraceMs?: number;
   /** The child's stdin (default 'ignore'). */
   stdin?: 'ignore' | 'pipe' | 'inherit';
@@ -509,7 +517,11 @@ export class Run implements AsyncIterable<Frame> {
   readonly timedOut: boolean;
   /** Resolves once the child is reaped and its output read. */
   readonly result: Promise<RunResult>;
-  /** SIGINT to the child's group, then SIGTERM and SIGKILL after the grace periods. */
+  /**
+   * SIGINT to the child's group; SIGTERM if it still runs after `interruptGraceMs` (default
+   * 12 s), SIGKILL after `terminateGraceMs` more (default 2 s). Resolves once the child has
+   * exited; calling it again returns the same promise.
+   */
   cancel(): Promise<void>;
   [Symbol.asyncIterator](): AsyncIterator<Frame>;
 }
@@ -526,9 +538,20 @@ export const PROTOCOL_VERSION: string;
 export const EXIT_OK: number;
 export const EXIT_FAILED: number;
 export const EXIT_CANCELLED: number;
-/** After SIGINT, how long a harness gets to write `cancelled` and exit before SIGTERM. */
+/**
+ * After SIGINT, how long `cancel()` lets a harness settle, write what it has and exit before
+ * SIGTERM: 12000 (the core's `INTERRUPT_GRACE`). On SIGINT the reference harness aborts the
+ * run if it is streaming, waits up to 10 s for the run to settle (the partial transcript
+ * saved, `cancelled` written), drains its stdout and exits 130; SIGTERM during that wait
+ * makes it exit 143 at once, losing what it had not written. So the grace is that 10 s
+ * settle plus 2 s for the drain and the exit.
+ */
 export const INTERRUPT_GRACE_MS: number;
-/** After SIGTERM, how long before SIGKILL. */
+/**
+ * After SIGTERM, how long before SIGKILL: 2000 (the core's `TERMINATE_GRACE`). A harness
+ * that outlived the interrupt grace is stuck; SIGTERM gives it a last short chance to exit
+ * on its own before SIGKILL, which no process can ignore.
+ */
 export const TERMINATE_GRACE_MS: number;
 /** Bytes of a child's stderr kept. */
 export const STDERR_TAIL_BYTES: number;

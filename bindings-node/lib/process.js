@@ -13,6 +13,7 @@
 
 const childProcess = require('node:child_process');
 const fs = require('node:fs');
+const check = require('./check.js');
 const { Stream, checkLimits } = require('./stream.js');
 const {
   Tail,
@@ -108,10 +109,19 @@ class FrameQueue {
   }
 }
 
-function graceOption(value, fallback, name) {
+// The longest delay of a Node timer: a longer one fires at once (TimeoutOverflowWarning).
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The option `name` (a delay in milliseconds: a grace period or `timeoutMs`), or `fallback`
+ * when it is not given. Another type is a TypeError, a number out of range a RangeError.
+ */
+function milliseconds(value, fallback, name) {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !(value >= 0) || !Number.isFinite(value)) {
-    throw new TypeError(`${name} must be a finite number of milliseconds >= 0`);
+  const what = `spawn(options): ${name}`;
+  if (typeof value !== 'number') throw new TypeError(`${what} must be a number of milliseconds, not ${check.describe(value)}`);
+  if (!(value >= 0 && value <= MAX_TIMER_MS)) {
+    throw new RangeError(`${what} must be a number of milliseconds from 0 to ${MAX_TIMER_MS} (the longest Node timer), not ${value}`);
   }
   return value;
 }
@@ -150,9 +160,10 @@ class Run {
       if (options[name] !== undefined) throw new TypeError(`spawn(): the option ${name} is set by hep and cannot be given`);
     }
     const { strict = false, raw = false, maxLineBytes, signal, timeoutMs, stdin = 'ignore' } = options;
-    this.#interruptGraceMs = graceOption(options.interruptGraceMs, INTERRUPT_GRACE_MS, 'interruptGraceMs');
-    this.#terminateGraceMs = graceOption(options.terminateGraceMs, TERMINATE_GRACE_MS, 'terminateGraceMs');
-    if (timeoutMs !== undefined) graceOption(timeoutMs, 0, 'timeoutMs');
+    // The grace periods are the core's unless given (see INTERRUPT_GRACE_MS for why 12 s).
+    this.#interruptGraceMs = milliseconds(options.interruptGraceMs, INTERRUPT_GRACE_MS, 'interruptGraceMs');
+    this.#terminateGraceMs = milliseconds(options.terminateGraceMs, TERMINATE_GRACE_MS, 'terminateGraceMs');
+    milliseconds(timeoutMs, undefined, 'timeoutMs');
     if (signal != null && (typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
       throw new TypeError('spawn(): signal must be an AbortSignal');
     }

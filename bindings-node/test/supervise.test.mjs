@@ -511,10 +511,56 @@ describe('errors', () => {
     for (const option of [{ stdio: 'inherit' }, { detached: false }, { timeout: 5 }, { killSignal: 'SIGKILL' }]) {
       assert.throws(() => spawn('true', [], option), TypeError);
     }
-    assert.throws(() => spawn('true', [], { interruptGraceMs: -1 }), TypeError);
     assert.throws(() => spawn('true', [], { signal: 'stop' }), TypeError);
     assert.throws(() => spawn('true', [], { strict: 'yes' }), TypeError);
     assert.throws(() => spawn('true', 'not an array'), TypeError);
+  });
+});
+
+// ---- the grace periods of a cancel ----
+
+describe('grace periods', () => {
+  test('wrong grace periods and timeouts are TypeErrors and RangeErrors naming them', () => {
+    const most = 2 ** 31 - 1;
+    const range = (name, value) =>
+      `spawn(options): ${name} must be a number of milliseconds from 0 to ${most} (the longest Node timer), not ${value}`;
+    const cases = [
+      [{ interruptGraceMs: '5000' }, TypeError, 'spawn(options): interruptGraceMs must be a number of milliseconds, not a string'],
+      [{ terminateGraceMs: null }, TypeError, 'spawn(options): terminateGraceMs must be a number of milliseconds, not null'],
+      [{ timeoutMs: 10n }, TypeError, 'spawn(options): timeoutMs must be a number of milliseconds, not a bigint'],
+      [{ interruptGraceMs: -1 }, RangeError, range('interruptGraceMs', -1)],
+      [{ interruptGraceMs: NaN }, RangeError, range('interruptGraceMs', NaN)],
+      [{ terminateGraceMs: Infinity }, RangeError, range('terminateGraceMs', Infinity)],
+      // A longer Node timer fires at once: a grace of 2**31 ms would be none.
+      [{ terminateGraceMs: most + 1 }, RangeError, range('terminateGraceMs', most + 1)],
+      [{ timeoutMs: most + 1 }, RangeError, range('timeoutMs', most + 1)],
+    ];
+    for (const [options, type, message] of cases) {
+      assert.throws(() => spawn('true', [], options), (e) => e instanceof type && e.message === message, message);
+    }
+  });
+
+  test('the bounds themselves are accepted', TEST, async () => {
+    const run = spawn('true', [], { interruptGraceMs: 0, terminateGraceMs: 2 ** 31 - 1, timeoutMs: 2 ** 31 - 1 });
+    assert.equal((await run.result).exitCode, 0);
+    assert.equal(run.timedOut, false);
+  });
+
+  test('without interruptGraceMs, SIGTERM waits for the core grace (the reference settles for 10 s)', TEST, async () => {
+    // `deaf` ignores SIGINT and SIGTERM ends it: it lives until the grace runs out.
+    const run = spawn(...emit('deaf'));
+    const dog = watchdog(run.pid);
+    await takeUntil(run, isDelta);
+    const cancelled = run.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const stillRunning = alive(run.pid);
+    process.kill(-run.pid, 'SIGKILL'); // the rest of the 12 s is not this test's to wait
+    await cancelled;
+    const result = await run.result;
+    dog.stop();
+    assert.ok(stillRunning, 'SIGTERM came within 1.5 s of SIGINT');
+    assert.ok(INTERRUPT_GRACE_MS > 10_000, `${INTERRUPT_GRACE_MS} ms`);
+    assert.equal(result.exitCode, 137);
   });
 });
 

@@ -3,6 +3,8 @@
 
 import {
   HepError,
+  INTERRUPT_GRACE_MS,
+  TERMINATE_GRACE_MS,
   Stream,
   Writer,
   encode,
@@ -93,6 +95,7 @@ new Stream({ limits: { max_turns: 2 } });
 // @ts-expect-error a limit is a number
 new Stream({ limits: { maxTurns: '2' } });
 const violations: Violation[] = stream.violations;
+const betweenRounds: boolean = violations.some((v) => v.code === 'cancelled_between_rounds' && v.severity === 'warning');
 const skipped: HepError[] = stream.skipped;
 const halted: HepError | null = stream.halted;
 const result: RunResult = stream.finish(0, 'stderr');
@@ -174,7 +177,12 @@ async function supervise(): Promise<RunResult> {
   await run.cancel();
   // @ts-expect-error hep sets stdio itself
   spawn('hep', [], { stdio: 'inherit' });
+  // The grace periods of a cancel default to the core's; a run can shorten them.
+  const graces: [number, number] = [INTERRUPT_GRACE_MS, TERMINATE_GRACE_MS];
+  spawn('fa', ['--output', 'events', '-p', 'hi'], { interruptGraceMs: graces[0] / 2, terminateGraceMs: 500, timeoutMs: 60_000 });
+  // @ts-expect-error a grace period is a number of milliseconds
+  spawn('fa', [], { interruptGraceMs: '12s' });
   return run.result;
 }
 
-void [bogus, withLine, raw, lineNumber, frames, violations, skipped, halted, verdict, answer, exitCode, tail, cost, status, turnId, wrongVerdict, written, none, turn, supervise];
+void [bogus, betweenRounds, withLine, raw, lineNumber, frames, violations, skipped, halted, verdict, answer, exitCode, tail, cost, status, turnId, wrongVerdict, written, none, turn, supervise];
