@@ -192,7 +192,7 @@ impl Validator {
             ),
             (_, _) if compaction => {}
             (Terminal::Error, _) if id > end_id => {
-                self.ended = None;
+                (self.ended, self.after_end_reported) = (None, false);
                 v.push(
                     ViolationCode::RoundAfterFatalError,
                     format!("turn {id} follows the fatal turn_error of turn {end_id}"),
@@ -499,6 +499,34 @@ mod tests {
         assert_eq!(v.untracked_calls(), 10_000 - 3);
         v.check(10_001, &Frame::ToolDelta(ToolDelta { turn_id: 2, id: "c0".into(), update: "x".into() }), &mut out);
         assert_eq!((v.calls.len(), v.round_untracked, v.untracked_calls()), (0, 0, 10_000 - 3));
+    }
+
+    #[test]
+    fn a_continued_run_can_end_again() {
+        let lines = [
+            r#"{"type":"hep_header","hep":"v1","fah":"1","session":"s"}"#,
+            r#"{"type":"agent_start","turn_id":1}"#,
+            r#"{"type":"turn_error","turn_id":1,"error":"over window","fatal":true}"#,
+            r#"{"type":"message_delta","turn_id":1,"delta":"late"}"#,
+            r#"{"type":"message_delta","turn_id":2,"delta":"continued"}"#,
+            r#"{"type":"cancelled","turn_id":2}"#,
+            r#"{"type":"message_delta","turn_id":3,"delta":"after the cancel"}"#,
+        ];
+        let mut v = Validator::new();
+        let mut out = Vec::new();
+        for (line, text) in (1..).zip(lines) {
+            v.check(line, &crate::decode(text.as_bytes()).unwrap(), &mut out);
+        }
+        let found: Vec<(&str, u64)> = out.iter().map(|v| (v.code.as_str(), v.line)).collect();
+        assert_eq!(
+            found,
+            [
+                ("frame_after_end", 4),
+                ("frame_after_terminal", 4),
+                ("round_after_fatal_error", 5),
+                ("frame_after_end", 7)
+            ]
+        );
     }
 
     #[test]
