@@ -2,8 +2,9 @@
 
 The child gets its own process group. Its stdout is read as it arrives and each frame is
 handed over the moment its line is complete. Its stderr is kept as a bounded tail.
-`cancel` sends SIGINT to the group, then SIGTERM and SIGKILL after the core's grace
-periods; a `timeout` does the same once it runs out. When the child ends, anything it left
+`cancel` sends SIGINT to the group, then SIGTERM after `interrupt_grace` and SIGKILL after
+`terminate_grace` more (by default the core's `INTERRUPT_GRACE` and `TERMINATE_GRACE`);
+a `timeout` does the same once it runs out. When the child ends, anything it left
 in its group is killed (no orphans), and the pipes are read only as far as they hold what
 was written before: a process that left the group (`setsid`) and keeps them open cannot
 keep the run waiting.
@@ -43,14 +44,37 @@ def _readable(fd: int, wait: float) -> bool:
     return bool(select.select([fd], [], [], wait)[0])
 
 
+def _check_seconds(value: float, name: str) -> float:
+    """`value` as seconds: a finite number >= 0, or `TypeError` / `ValueError` naming `name`."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
+    try:
+        seconds = float(value)
+    except OverflowError:
+        seconds = float("inf")
+    if not 0 <= seconds < float("inf"):
+        raise ValueError(f"{name} must be a finite number of seconds >= 0, not {value}")
+    return seconds
+
+
 def _check_timeout(timeout: Optional[float]) -> Optional[float]:
-    if timeout is None:
-        return None
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))):
         raise TypeError(f"timeout must be a number of seconds or None, not {type(timeout).__name__}")
-    if not 0 <= timeout < float("inf"):
-        raise ValueError(f"timeout must be a finite number of seconds >= 0, not {timeout}")
-    return float(timeout)
+    return None if timeout is None else _check_seconds(timeout, "timeout")
+
+
+class _Graces:
+    """The cancel escalation's two waits, in seconds, checked."""
+
+    def __init__(self, interrupt_grace: float, terminate_grace: float) -> None:
+        self.interrupt = _check_seconds(interrupt_grace, "interrupt_grace")
+        self.terminate = _check_seconds(terminate_grace, "terminate_grace")
+
+    def steps(self, grace: Optional[float]) -> List[Tuple[int, Optional[float]]]:
+        """Each signal of a cancel and how long to wait for the exit after it; `grace`, when
+        given, replaces the interrupt grace for this cancel."""
+        first = self.interrupt if grace is None else _check_seconds(grace, "grace")
+        return [(signal.SIGINT, first), (signal.SIGTERM, self.terminate), (signal.SIGKILL, None)]
 
 
 def _check_limits(limits: Optional[Limits]) -> Optional[Limits]:
@@ -64,17 +88,12 @@ def _exit_code(returncode: int) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
-def _cancel_steps(grace: Optional[float]) -> List[Tuple[int, Optional[float]]]:
-    """The cancel escalation: each signal and how long to wait for the exit after it."""
-    first = _hep.INTERRUPT_GRACE if grace is None else grace
-    return [(signal.SIGINT, first), (signal.SIGTERM, _hep.TERMINATE_GRACE), (signal.SIGKILL, None)]
-
-
 class _Supervised:
     """What `Run` and `AsyncRun` share: the stream, its frames, the stderr tail."""
 
-    def __init__(self, pid: int, strict: bool, limits: Optional[Limits]) -> None:
+    def __init__(self, pid: int, strict: bool, limits: Optional[Limits], graces: _Graces) -> None:
         self._pid = pid
+        self._graces = graces
         self._stream = Stream(strict=strict, limits=limits)
         self._frames = FrameSource(self._stream)
         self._tail = _hep.Tail()
@@ -88,6 +107,16 @@ class _Supervised:
     def pid(self) -> int:
         """The child's process id (and process group id)."""
         return self._pid
+
+    @property
+    def interrupt_grace(self) -> float:
+        """Seconds `cancel()` waits after SIGINT before SIGTERM."""
+        return self._graces.interrupt
+
+    @property
+    def terminate_grace(self) -> float:
+        """Seconds `cancel()` waits after SIGTERM before SIGKILL."""
+        return self._graces.terminate
 
     @property
     def stream(self) -> Stream:
@@ -129,10 +158,13 @@ class Run(_Supervised):
         strict: bool = False,
         timeout: Optional[float] = None,
         limits: Optional[Limits] = None,
+        interrupt_grace: float = _hep.INTERRUPT_GRACE,
+        terminate_grace: float = _hep.TERMINATE_GRACE,
         **popen: Any,
     ) -> None:
         seconds = _check_timeout(timeout)
         _check_limits(limits)
+        graces = _Graces(interrupt_grace, terminate_grace)
         self._proc = subprocess.Popen(
             list(argv),
             stdin=popen.pop("stdin", subprocess.DEVNULL),
@@ -141,7 +173,7 @@ class Run(_Supervised):
             start_new_session=True,
             **popen,
         )
-        super().__init__(self._proc.pid, strict, limits)
+        super().__init__(self._proc.pid, strict, limits, graces)
         self._stderr = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr.start()
         self._timer: Optional[threading.Timer] = None
@@ -202,10 +234,10 @@ class Run(_Supervised):
         return self._pending.popleft()
 
     def cancel(self, grace: Optional[float] = None) -> None:
-        """SIGINT to the child's group; SIGTERM after `grace` seconds (default: the core's
-        `INTERRUPT_GRACE`) if it still runs, SIGKILL after `TERMINATE_GRACE` more. Frames that
+        """SIGINT to the child's group; SIGTERM after `grace` seconds (default: the run's
+        `interrupt_grace`) if it still runs, SIGKILL after `terminate_grace` more. Frames that
         arrive meanwhile stay available to iteration."""
-        for sig, wait in _cancel_steps(grace):
+        for sig, wait in self._graces.steps(grace):
             if self._proc.poll() is not None:
                 return
             _signal_group(self._proc.pid, sig)
@@ -251,12 +283,25 @@ def spawn(
     strict: bool = False,
     timeout: Optional[float] = None,
     limits: Optional[Limits] = None,
+    interrupt_grace: float = _hep.INTERRUPT_GRACE,
+    terminate_grace: float = _hep.TERMINATE_GRACE,
     **popen_options: Any,
 ) -> Run:
     """Starts `argv` (a HEP emitter) and returns the `Run` supervising it. `timeout`
     (seconds) cancels the run, as `cancel()` does, if the child still runs by then;
-    `limits` caps what its stream keeps (see `Stream`)."""
-    return Run(argv, strict=strict, timeout=timeout, limits=limits, **popen_options)
+    `limits` caps what its stream keeps (see `Stream`). A cancel waits `interrupt_grace`
+    seconds after SIGINT before SIGTERM, and `terminate_grace` after SIGTERM before SIGKILL
+    (defaults: the core's `INTERRUPT_GRACE`, which outlasts the reference harness's settle
+    and drain, and `TERMINATE_GRACE`)."""
+    return Run(
+        argv,
+        strict=strict,
+        timeout=timeout,
+        limits=limits,
+        interrupt_grace=interrupt_grace,
+        terminate_grace=terminate_grace,
+        **popen_options,
+    )
 
 
 class AsyncRun(_Supervised):
@@ -271,11 +316,12 @@ class AsyncRun(_Supervised):
         strict: bool,
         timeout: Optional[float],
         limits: Optional[Limits],
+        graces: _Graces,
     ) -> None:
         self._proc = proc
         self._out = out
         self._err = err
-        super().__init__(proc.pid, strict, limits)
+        super().__init__(proc.pid, strict, limits, graces)
         self._stderr = asyncio.ensure_future(self._drain_stderr())
         self._cancelling: "Optional[asyncio.Future[None]]" = None
         self._timer: Optional[asyncio.TimerHandle] = None
@@ -334,8 +380,9 @@ class AsyncRun(_Supervised):
         return self._pending.popleft()
 
     async def cancel(self, grace: Optional[float] = None) -> None:
-        """SIGINT, then SIGTERM and SIGKILL after the grace periods, to the child's group."""
-        for sig, wait in _cancel_steps(grace):
+        """SIGINT, then SIGTERM after `grace` seconds (default: the run's `interrupt_grace`)
+        and SIGKILL after `terminate_grace` more, to the child's group."""
+        for sig, wait in self._graces.steps(grace):
             if self._proc.returncode is not None:
                 return
             _signal_group(self._proc.pid, sig)
@@ -380,13 +427,17 @@ async def aspawn(
     strict: bool = False,
     timeout: Optional[float] = None,
     limits: Optional[Limits] = None,
+    interrupt_grace: float = _hep.INTERRUPT_GRACE,
+    terminate_grace: float = _hep.TERMINATE_GRACE,
     **options: Any,
 ) -> AsyncRun:
     """Starts `argv` (a HEP emitter) under asyncio and returns the `AsyncRun` supervising
     it. `timeout` (seconds) cancels the run, as `cancel()` does, if the child still runs by
-    then; `limits` caps what its stream keeps (see `Stream`)."""
+    then; `limits` caps what its stream keeps (see `Stream`); `interrupt_grace` and
+    `terminate_grace` are the cancel's waits, as for `spawn`."""
     seconds = _check_timeout(timeout)
     _check_limits(limits)
+    graces = _Graces(interrupt_grace, terminate_grace)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     try:
@@ -407,4 +458,4 @@ async def aspawn(
         os.close(err_w)
     os.set_blocking(out_r, False)
     os.set_blocking(err_r, False)
-    return AsyncRun(proc, out_r, err_r, strict, seconds, limits)
+    return AsyncRun(proc, out_r, err_r, strict, seconds, limits, graces)

@@ -5,7 +5,9 @@
     emit.py garbage          a round with a malformed line in it
     emit.py orphan PIDFILE [STDIO]   one round, leaving a `sleep` in its process group
     emit.py hang PIDFILE [STDIO]     starts a `sleep` in its group, then waits; SIGINT: `cancelled`, 130
-    emit.py stubborn         ignores SIGINT and SIGTERM, waits forever
+    emit.py stubborn [LOG]   ignores SIGINT and SIGTERM, waits forever; with LOG, appends
+                             `SIGINT <time>` / `SIGTERM <time>` (time.monotonic()) to it
+                             on each
 
 The `sleep` ignores SIGINT and SIGTERM and outlives any test. STDIO is `detach` (default:
 its stdout and stderr are /dev/null) or `inherit` (it holds the child's stdout and stderr
@@ -19,6 +21,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any, Callable
 
 import hep
 
@@ -38,14 +41,24 @@ def start_sleeper(pidfile: str, stdio: str) -> None:
         time.sleep(0.005)
 
 
+def log_signal(path: str) -> Callable[[int, Any], None]:
+    """A handler that appends the signal's name and the time it came to `path`."""
+
+    def handler(signum: int, _frame: Any) -> None:
+        with open(path, "a") as log:
+            log.write(f"{signal.Signals(signum).name} {time.monotonic()}\n")
+
+    return handler
+
+
 def main() -> int:
     mode, arg = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "")
     stdio = sys.argv[3] if len(sys.argv) > 3 else "detach"
     w = hep.Writer(sys.stdout, "9.9.9")
     w.header(f"emit-{mode}")
     if mode == "stubborn":
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, log_signal(arg) if arg else signal.SIG_IGN)
     if mode == "hang":
         cancelled = []
         signal.signal(signal.SIGINT, lambda *_: cancelled.append(1))
