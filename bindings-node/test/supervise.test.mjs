@@ -113,16 +113,19 @@ describe('streaming', () => {
     assert.ok(result.answer && result.answer === frames.at(-1).message);
   });
 
+  // [scenario, verdict, exit code, warnings ([code, turn id]) of a reference path it takes]
   const scenarios = [
-    ['chat', 'ok', 0],
-    ['tools', 'ok', 0],
-    ['error', 'failed', 1],
-    ['compaction', 'ok', 0],
-    ['stuck', 'ok', 0],
-    ['big-output', 'ok', 0],
-    ['future', 'ok', 0],
+    ['chat', 'ok', 0, []],
+    ['tools', 'ok', 0, []],
+    ['error', 'failed', 1, []],
+    ['compaction', 'ok', 0, []],
+    ['stuck', 'ok', 0, []],
+    ['big-output', 'ok', 0, []],
+    ['future', 'ok', 0, []],
+    ['over-window', 'ok', 0, [['round_after_fatal_error', 3]]],
+    ['skipped-compaction', 'ok', 0, [['unpaired_compaction_start', 1]]],
   ];
-  for (const [scenario, verdict, code] of scenarios) {
+  for (const [scenario, verdict, code, warnings] of scenarios) {
     test(`the simulator's ${scenario} scenario: ${verdict}, exit ${code}`, TEST, async () => {
       const run = spawn(...simulate(scenario));
       const dog = watchdog(run.pid);
@@ -135,13 +138,22 @@ describe('streaming', () => {
       assert.equal(result.lines, frames.length);
       assert.equal(frames[0].type, 'hep_header');
       assert.equal(frames[0].hep, 'v1');
-      assert.deepEqual([result.violations, result.skipped], [[], []]);
+      assert.deepEqual(
+        result.violations.map((v) => [v.code, v.turnId]),
+        warnings,
+      );
+      assert.ok(result.violations.every((v) => v.severity === 'warning'));
+      assert.deepEqual(result.skipped, []);
       if (scenario === 'future') assert.ok(frames.some((f) => f.type === 'unknown'));
       if (scenario === 'tools') {
         assert.ok(result.toolCalls.length > 0);
         assert.ok(result.toolCalls.every((c) => c.status === 'ok' || c.status === 'failed'));
       }
       if (scenario === 'error') assert.equal(frames.at(-1).type, 'turn_error');
+      if (scenario === 'over-window') {
+        assert.ok(frames.some((f) => f.type === 'turn_error' && f.fatal));
+        assert.equal(result.lastTerminal, 'turn_done');
+      }
     });
   }
 
@@ -316,6 +328,124 @@ describe('cancel', () => {
     assert.ok(took >= 190 && took < 200 + TERMINATE_GRACE_MS, `took ${took} ms`);
     assert.equal(result.exitCode, 143);
     assert.equal(result.verdict, 'incomplete');
+  });
+});
+
+// ---- the reference harness's own paths (conformance/stream/reference/), on real children ----
+
+describe("the reference harness's own paths", () => {
+  const codes = (result) => result.violations.map((v) => [v.code, v.severity, v.turnId]);
+  const isLastDone = (f) => f.type === 'turn_done' && f.stop_reason === 'stop';
+
+  // A signal after the last round (the reference persisting, compacting or waiting for
+  // background jobs) aborts nothing: no `cancelled`, exit 130, the answer kept.
+  const signalled = [
+    ['after-last-round', 'turn_done', [['cancelled_between_rounds', 'warning', 2]]],
+    [
+      'post-run-compaction',
+      'compaction_start',
+      [
+        ['unpaired_compaction_start', 'warning', 3],
+        ['cancelled_between_rounds', 'warning', 2],
+      ],
+    ],
+  ];
+  for (const [mode, last, violations] of signalled) {
+    test(`a cancel after the last round (${mode}): exit 130 with no cancelled frame is cancelled, the answer kept`, TEST, async () => {
+      const run = spawn(...emit(mode));
+      const dog = watchdog(run.pid);
+      const seen = await takeUntil(run, (f) => f.type === last && (last !== 'turn_done' || isLastDone(f)));
+      const started = performance.now();
+      await run.cancel();
+      const took = performance.now() - started;
+      const rest = await collect(run);
+      const result = await run.result;
+      dog.stop();
+      assert.ok(!dog.fired);
+      assert.ok(took < INTERRUPT_GRACE_MS, 'SIGINT alone should end the emitter');
+      assert.deepEqual(rest, [], 'nothing is written after the signal');
+      assert.ok(!seen.some((f) => f.type === 'cancelled'));
+      assert.equal(result.verdict, 'cancelled', result.reasons.join('; '));
+      assert.equal(result.exitCode, 130);
+      assert.equal(result.answer, 'All tests pass.');
+      assert.equal(result.lastTerminal, 'turn_done');
+      assert.deepEqual(codes(result), violations);
+      assert.equal(result.conforms, true, 'warnings only');
+      assert.match(result.reasons[0], /between rounds/);
+    });
+  }
+
+  test("a cancel during the simulator's post-run compaction: no cancelled frame, verdict cancelled", TEST, async () => {
+    // At speed 1 the post-run compaction lasts 1.5 s: the cancel lands in it, after the run
+    // has stopped streaming, so the simulator (as the reference) writes nothing more.
+    const run = spawn(...simulate('compaction', 1));
+    const dog = watchdog(run.pid);
+    let ended = false;
+    const seen = await takeUntil(run, (f) => {
+      ended ||= isLastDone(f);
+      return ended && f.type === 'compaction_start';
+    });
+    await run.cancel();
+    const rest = await collect(run);
+    const result = await run.result;
+    dog.stop();
+    assert.ok(!dog.fired);
+    assert.deepEqual(types(rest), []);
+    assert.ok(!seen.some((f) => f.type === 'cancelled'));
+    assert.deepEqual([result.verdict, result.exitCode, result.answer], ['cancelled', 130, seen.findLast(isLastDone).message]);
+    assert.deepEqual(
+      result.violations.map((v) => v.code),
+      ['unpaired_compaction_start', 'cancelled_between_rounds'],
+    );
+    assert.equal(result.conforms, true);
+  });
+
+  test('exit 1 after the last turn_done is failed (failed_after_last_round), the answer kept', TEST, async () => {
+    const run = spawn(...emit('crash-after-last-round'));
+    const frames = await collect(run);
+    const result = await run.result;
+    assert.equal(frames.at(-1).type, 'turn_done');
+    assert.ok(!frames.some((f) => f.type === 'turn_error'));
+    assert.deepEqual([result.verdict, result.exitCode, result.answer], ['failed', 1, 'All tests pass.']);
+    assert.deepEqual(codes(result), [['failed_after_last_round', 'warning', 2]]);
+    assert.equal(result.conforms, true);
+    assert.match(result.stderrTail, /failed while saving the session/);
+  });
+
+  test('an over-window continuation (fatal turn_error, compaction, a new round) ends ok', TEST, async () => {
+    const run = spawn(...emit('over-window'));
+    const frames = await collect(run);
+    const result = await run.result;
+    assert.deepEqual(
+      frames.slice(1).map((f) => `${f.type}(${f.turn_id})`),
+      [
+        'agent_start(1)',
+        'message_start(1)',
+        'message_delta(1)',
+        'tool_start(1)',
+        'tool_delta(1)',
+        'turn_done(1)',
+        'turn_error(2)',
+        'compaction_start(3)',
+        'compaction_end(3)',
+        'message_start(3)',
+        'message_delta(3)',
+        'turn_done(3)',
+      ],
+    );
+    assert.equal(frames.find((f) => f.type === 'turn_error').fatal, true);
+    assert.deepEqual([result.verdict, result.exitCode, result.answer], ['ok', 0, 'All tests pass.']);
+    assert.deepEqual(codes(result), [['round_after_fatal_error', 'warning', 3]]);
+    assert.equal(result.conforms, true);
+    assert.deepEqual(
+      result.turns.map((t) => [t.turnId, t.end]),
+      [
+        [1, 'turn_done'],
+        [2, 'turn_error'],
+        [3, 'turn_done'],
+      ],
+    );
+    assert.equal(result.tokensFreed, 120_000);
   });
 });
 

@@ -9,6 +9,15 @@
 //     emit.mjs stubborn         ignores SIGINT and SIGTERM, waits forever
 //     emit.mjs deaf             ignores SIGINT only, waits forever (SIGTERM ends it)
 //
+// The reference harness's own paths (conformance/stream/reference/), each after a complete
+// two-round run (header, agent_start, a tool call, two turn_done):
+//
+//     emit.mjs after-last-round       then waits; SIGINT or SIGTERM: exit 130, no `cancelled`
+//     emit.mjs post-run-compaction    then compaction_start and waits; a signal: the same
+//     emit.mjs crash-after-last-round then exits 1, with no turn_error
+//     emit.mjs over-window            round 2 ends with a fatal turn_error, a compaction
+//                                     follows, round 3 ends with turn_done; exit 0
+//
 // The `sleep` ignores SIGINT and SIGTERM and outlives any test. STDIO is `detach` (default:
 // its stdout and stderr are /dev/null) or `inherit` (it holds the child's stdout and stderr
 // pipes open, as a background tool process of a real harness would).
@@ -54,9 +63,63 @@ async function startSleeper(pidfile) {
   await until(() => existsSync(pidfile));
 }
 
+const ANSWER = 'All tests pass.';
+
+/** `agent_start` and a first round that runs a tool. */
+function toolRound() {
+  w.agentStart();
+  w.messageStart('assistant');
+  w.messageDelta('Looking at the tests.');
+  w.toolStart('c1', 'bash', { command: 'cargo test' });
+  w.toolDelta('c1', 'test result: ok\n');
+  const result = { id: 'c1', name: 'bash', ok: true, text: 'test result: ok' };
+  w.turnDone('Looking at the tests.', [result], USAGE, 'toolUse');
+}
+
+/** A round that gives the answer. */
+function answerRound() {
+  w.messageStart('assistant');
+  w.messageDelta(ANSWER);
+  w.turnDone(ANSWER, [], USAGE, 'stop');
+}
+
+/**
+ * The reference's paths after (or between) rounds. A signal there aborts nothing: the
+ * reference writes no `cancelled`, and exits 130 once its run has settled.
+ */
+async function referencePath() {
+  let signalled = false;
+  const onSignal = () => {
+    signalled = true;
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  toolRound();
+  if (mode === 'over-window') {
+    // The next request does not fit the context window: the round fails (fatal, as the
+    // reference writes every turn_error), then the reference compacts and carries on.
+    w.turnError('prompt is too long: 210000 tokens > 200000 maximum', true);
+    w.compactionStart();
+    w.compactionEnd(120_000);
+    answerRound();
+    return 0;
+  }
+  answerRound();
+  if (mode === 'crash-after-last-round') {
+    note('failed while saving the session');
+    return 1;
+  }
+  if (mode === 'post-run-compaction') w.compactionStart();
+  note('waiting for a signal');
+  return (await until(() => signalled)) ? 130 : 3;
+}
+
+const REFERENCE_PATHS = ['after-last-round', 'post-run-compaction', 'crash-after-last-round', 'over-window'];
+
 async function main() {
   let cancelled = false;
   w.header(`emit-${mode}`);
+  if (REFERENCE_PATHS.includes(mode)) return referencePath();
   if (mode === 'stubborn' || mode === 'deaf') process.on('SIGINT', () => {});
   if (mode === 'stubborn') process.on('SIGTERM', () => {});
   if (mode === 'hang') {
