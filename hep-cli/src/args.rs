@@ -1,7 +1,9 @@
 //! The command line, as clap sees it.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use hep_core::supervise::{INTERRUPT_GRACE, TERMINATE_GRACE};
 use std::ffi::OsString;
+use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -28,7 +30,8 @@ pub(crate) enum Command {
     ///
     /// With no command, watches the built-in simulator (`hep simulate --scenario tools`).
     /// Ctrl-C (or `--timeout`) cancels the child: SIGINT, then SIGTERM and SIGKILL after
-    /// grace periods, sent to its whole process group. The exit code mirrors the child's.
+    /// grace periods, sent to its whole process group; Ctrl-C again takes the next step at
+    /// once. The exit code mirrors the child's.
     Watch(Watch),
     /// Lint a saved stream: every violation with its line, then the verdict.
     ///
@@ -59,9 +62,27 @@ pub(crate) struct Watch {
     /// Cancel the child, as Ctrl-C does, if it still runs after this many seconds.
     #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
     pub(crate) timeout: Option<Duration>,
+    #[command(flatten)]
+    pub(crate) graces: Graces,
     /// The command to supervise, after `--`.
     #[arg(last = true)]
     pub(crate) command: Vec<OsString>,
+}
+
+/// The grace periods of a cancel: SIGINT, then SIGTERM after the first, SIGKILL after the
+/// second. The defaults are `hep_core::supervise`'s, shared by every binding.
+#[derive(Debug, Clone, Copy, Args)]
+pub(crate) struct Graces {
+    /// After SIGINT, how long the child gets to settle and exit before SIGTERM. The default
+    /// outlasts the reference harness, which waits up to 10 s for an aborted run to settle
+    /// and then drains its output.
+    #[arg(long, value_name = "SECONDS", value_parser = grace, allow_negative_numbers = true,
+          default_value_t = Seconds(INTERRUPT_GRACE))]
+    pub(crate) interrupt_grace: Seconds,
+    /// After SIGTERM, how long before SIGKILL.
+    #[arg(long, value_name = "SECONDS", value_parser = grace, allow_negative_numbers = true,
+          default_value_t = Seconds(TERMINATE_GRACE))]
+    pub(crate) terminate_grace: Seconds,
 }
 
 /// A duration given in seconds, such as `30` or `0.5`.
@@ -69,6 +90,20 @@ fn seconds(text: &str) -> Result<Duration, String> {
     let value: f64 = text.parse().map_err(|_| format!("`{text}` is not a number of seconds"))?;
     Duration::try_from_secs_f64(value)
         .map_err(|_| format!("`{text}` is not a duration: give seconds >= 0, such as 30 or 0.5"))
+}
+
+fn grace(text: &str) -> Result<Seconds, String> {
+    seconds(text).map(Seconds)
+}
+
+/// A duration shown in seconds (`12`, `0.5`), as it is given on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Seconds(pub(crate) Duration);
+
+impl fmt::Display for Seconds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.as_secs_f64())
+    }
 }
 
 #[derive(Debug, Args)]
@@ -100,6 +135,8 @@ pub(crate) struct Check {
     /// Cancel the emitter, as Ctrl-C does, if it still runs after this many seconds.
     #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
     pub(crate) timeout: Option<Duration>,
+    #[command(flatten)]
+    pub(crate) graces: Graces,
     /// The emitter to run, after `--`.
     #[arg(last = true, required = true)]
     pub(crate) command: Vec<OsString>,

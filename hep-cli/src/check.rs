@@ -12,9 +12,10 @@ pub(crate) fn run(args: &Check, style: Style) -> i32 {
     let options = StreamOptions { strict: args.strict, ..StreamOptions::default() };
     let text = args.format == Format::Text;
     let outcome = command_for(&args.command).and_then(|command| {
-        supervise_within(command, options, args.timeout, |update| match (text, update) {
+        supervise_within(command, options, args.timeout, &args.graces, |update| match (text, update) {
             (true, Update::Event(event)) => report::finding(&event, style),
             (true, Update::TimedOut(limit)) => crate::say(format!("timed out after {} s", limit.as_secs_f64())),
+            (true, Update::Signalled(step)) => crate::say(step.describe()),
             _ => {}
         })
     });

@@ -1,9 +1,11 @@
 //! Running a HEP emitter as a child: its stdout read live into a core [`Stream`], its
 //! stderr kept as a bounded tail, Ctrl-C or a timeout turned into the core's cancel policy
-//! (SIGINT, then SIGTERM, then SIGKILL, to the child's whole process group), and no orphan
-//! left in that group.
+//! (SIGINT, then SIGTERM, then SIGKILL, to the child's whole process group, after the
+//! grace periods; each further Ctrl-C takes the next step at once), and no orphan left in
+//! that group.
 
-use hep_core::supervise::{INTERRUPT_GRACE, TERMINATE_GRACE, Tail, exit_code_for_signal};
+use crate::args::{Graces, Seconds};
+use hep_core::supervise::{TERMINATE_GRACE, Tail, exit_code_for_signal};
 use hep_core::{Event, RunResult, Stream, StreamOptions};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
@@ -28,7 +30,32 @@ pub(crate) enum Update {
     /// The timeout ran out while the child was running: the cancel escalation starts.
     TimedOut(Duration),
     /// A cancel signal was sent to the child's process group.
-    Signalled(&'static str),
+    Signalled(Signalled),
+}
+
+/// A step of the cancel escalation, taken.
+pub(crate) struct Signalled {
+    /// The signal sent: `SIGINT`, `SIGTERM` or `SIGKILL`.
+    pub(crate) signal: &'static str,
+    /// The next step and when it follows, unless the child exits first (none after SIGKILL).
+    pub(crate) next: Option<(&'static str, Duration)>,
+}
+
+impl Signalled {
+    /// What the supervisor is waiting for now, for a person watching.
+    pub(crate) fn describe(&self) -> String {
+        let signal = self.signal;
+        match self.next {
+            Some((_, grace)) if signal == "SIGINT" => format!(
+                "SIGINT sent; waiting up to {}s for the harness to settle and exit (Ctrl-C again to stop it now)",
+                Seconds(grace)
+            ),
+            Some((next, grace)) => {
+                format!("{signal} sent; {next} in {}s (Ctrl-C again to send it now)", Seconds(grace))
+            }
+            None => format!("{signal} sent"),
+        }
+    }
 }
 
 /// How the supervised run ended.
@@ -67,50 +94,60 @@ impl Drop for Group {
     }
 }
 
-/// The cancel escalation: which signal goes next, and when.
+/// The cancel escalation: the steps left (each signal with the grace before the next), and
+/// when the next one is due.
 struct Cancel {
     steps: Vec<(Signal, &'static str, Duration)>,
     due: Option<Instant>,
 }
 
 impl Cancel {
-    fn new() -> Self {
+    fn new(graces: &Graces) -> Self {
         let steps = vec![
             (Signal::SIGKILL, "SIGKILL", Duration::ZERO),
-            (Signal::SIGTERM, "SIGTERM", TERMINATE_GRACE),
-            (Signal::SIGINT, "SIGINT", INTERRUPT_GRACE),
+            (Signal::SIGTERM, "SIGTERM", graces.terminate_grace.0),
+            (Signal::SIGINT, "SIGINT", graces.interrupt_grace.0),
         ];
         Self { steps, due: None }
     }
 
-    /// Sends the next signal when it is due; returns its name when one was sent.
-    fn tick(&mut self, requested: bool, group: &Group) -> Option<&'static str> {
-        let due = match self.due {
-            None if requested => Instant::now(),
-            None => return None,
-            Some(due) => due,
-        };
-        if Instant::now() < due {
+    /// Whether the escalation has begun.
+    fn started(&self) -> bool {
+        self.due.is_some() || self.steps.len() < 3
+    }
+
+    /// A cancel request (Ctrl-C, the timeout): the first starts the escalation, each later
+    /// one takes its next step at once, without waiting for the grace to run out.
+    fn request(&mut self) {
+        self.due = Some(Instant::now());
+    }
+
+    /// Sends the next signal when it is due.
+    fn tick(&mut self, group: &Group) -> Option<Signalled> {
+        if Instant::now() < self.due? {
             return None;
         }
         let (signal, name, grace) = self.steps.pop()?;
         group.signal(signal);
-        self.due = Some(Instant::now() + grace);
-        Some(name)
+        let next = self.steps.last().map(|&(_, next, _)| (next, grace));
+        self.due = next.map(|_| Instant::now() + grace);
+        Some(Signalled { signal: name, next })
     }
 }
 
 /// Runs `command`, reading its stdout live into a stream with `options`; `on` sees every
-/// update. SIGINT and SIGTERM sent to this process, or `timeout` running out while the
-/// child runs, start the cancel escalation.
+/// update. SIGINT or SIGTERM sent to this process, or `timeout` running out while the
+/// child runs, start the cancel escalation, with `graces` between its steps; each further
+/// SIGINT or SIGTERM to this process takes the next step at once.
 ///
 /// When the child exits, its group is killed; its stdout and stderr are then read to
-/// their end, for at most [`TERMINATE_GRACE`] more: a process that left the group
-/// (`setsid`) and holds them open cannot keep the supervisor waiting.
+/// their end, for at most [`TERMINATE_GRACE`] more (whatever `graces` says): a process
+/// that left the group (`setsid`) and holds them open cannot keep the supervisor waiting.
 pub(crate) fn supervise_within(
     mut command: Command,
     options: StreamOptions,
     timeout: Option<Duration>,
+    graces: &Graces,
     mut on: impl FnMut(Update),
 ) -> io::Result<Outcome> {
     let cancel_requested = Arc::new(AtomicBool::new(false));
@@ -135,7 +172,7 @@ pub(crate) fn supervise_within(
     let deadline = timeout.map(|t| Instant::now() + t);
     let mut timed_out = false;
     let mut drain_until = None;
-    let mut cancel = Cancel::new();
+    let mut cancel = Cancel::new(graces);
     let mut stdout_open = true;
     while stdout_open || !tail_reader.is_finished() || group.reaped.is_none() {
         if drain_until.is_some_and(|until| Instant::now() >= until) {
@@ -161,12 +198,21 @@ pub(crate) fn supervise_within(
                 if Instant::now() >= at {
                     timed_out = true;
                     on(Update::TimedOut(limit));
+                    // The timeout starts a cancel; it does not hurry one already under way.
+                    if !cancel.started() {
+                        cancel.request();
+                    }
                 }
             }
         }
-        let requested = timed_out || cancel_requested.load(Ordering::SeqCst);
-        if let Some(name) = cancel.tick(requested, &group) {
-            on(Update::Signalled(name));
+        // Each Ctrl-C seen since the last tick (presses within one tick count once).
+        if cancel_requested.swap(false, Ordering::SeqCst) {
+            cancel.request();
+        }
+        if group.reaped.is_none() {
+            if let Some(step) = cancel.tick(&group) {
+                on(Update::Signalled(step));
+            }
         }
     }
     let status = group.reaped.unwrap_or_default();

@@ -29,15 +29,15 @@ pub(crate) fn run(args: &Watch, style: Style) -> i32 {
     let options = StreamOptions { strict: args.strict, ..StreamOptions::default() };
     let outcome = command_for(&args.command).and_then(|command| {
         if args.json {
-            return supervise_within(command, options, args.timeout, |_| {});
+            return supervise_within(command, options, args.timeout, &args.graces, |_| {});
         }
         let mut view = Renderer::new(io::stdout().lock(), style, true);
         // A closed stdout must not stop the supervision: drawing errors are dropped.
-        let outcome = supervise_within(command, options, args.timeout, |update| {
+        let outcome = supervise_within(command, options, args.timeout, &args.graces, |update| {
             let _ = match update {
                 Update::Event(event) => view.event(&event),
                 Update::TimedOut(limit) => view.note(&format!("timed out after {} s", limit.as_secs_f64())),
-                Update::Signalled(name) => view.note(&format!("cancelling: sent {name} to the child's process group")),
+                Update::Signalled(step) => view.note(&step.describe()),
             };
         })?;
         let _ = view.summary(&outcome.result, Some(&outcome.stderr.text()));
