@@ -365,6 +365,30 @@ describe('the conformance runner', () => {
     assert.equal(firstDifference('$', 'x', 'x'), null);
   });
 
+  test('cases in subfolders run too (stream/reference/, stream/limits/)', () => {
+    const stream = caseFiles('stream').map((p) => relative(join(ROOT, 'stream'), p));
+    for (const sub of ['reference', 'limits']) {
+      const own = readdirSync(join(ROOT, 'stream', sub)).filter((f) => f.endsWith('.json'));
+      assert.ok(own.length > 0, `conformance/stream/${sub}/ holds no case`);
+      for (const file of own) assert.ok(stream.includes(join(sub, file)), `stream/${sub}/${file} is not run`);
+    }
+  });
+
+  test('unknown keys of a case are notes (the `reference` of a writer or stream case)', () => {
+    const noted = [
+      ['writer', 'tool-args-unserializable-summary.json'],
+      ['writer', 'message-start-non-assistant-opens-no-turn.json'],
+      ['stream', join('reference', 'signal-between-rounds.json')],
+      ['bounds', 'args-full-unserializable.json'],
+    ];
+    for (const [group, name] of noted) {
+      const c = load(join(ROOT, group, name));
+      c.reference ??= 'a note';
+      c.see_also = ['another note'];
+      RUNNERS[group](c);
+    }
+  });
+
   test('an empty or missing folder holds no case', () => {
     assert.deepEqual(caseFiles('stream', join(ROOT, 'no-such-folder')), []);
   });
