@@ -1,6 +1,7 @@
 //! The human view of a stream: each event as it arrives, then a summary. Every piece of
 //! stream text is sanitised before it reaches the terminal.
 
+use crate::report;
 use crate::style::Style;
 use hep_core::display::sanitize;
 use hep_core::run::ToolStatus;
@@ -177,21 +178,24 @@ impl<W: Write> Renderer<W> {
         self.line(&format!("usage       {} in / {} out · ${:.6}", u.input, u.output, u.cost))?;
         let code = result.exit_code.map_or_else(|| "unknown".into(), |c| c.to_string());
         self.line(&format!("exit code   {code}"))?;
-        match result.violation_count + result.skipped_count {
-            0 => self.line("violations  none")?,
-            n => {
-                self.line(&format!("violations  {n}"))?;
+        match (result.violation_count, result.skipped_count) {
+            (0, 0) => self.line("violations  none")?,
+            (violations, skipped) => {
+                let mut counts = Vec::new();
+                if violations > 0 {
+                    counts.push(format!("{violations} ({})", report::severities(result)));
+                }
+                if skipped > 0 {
+                    counts.push(report::count(skipped, "skipped line"));
+                }
+                self.line(&format!("violations  {}", counts.join(", ")))?;
                 for v in &result.violations {
-                    self.line(&format!(
-                        "  line {}: {} {}: {}",
-                        v.line,
-                        v.severity.as_str(),
-                        v.code,
-                        sanitize(&v.message)
-                    ))?;
+                    let text =
+                        format!("  {}: {} {}: {}", report::place(v), v.severity.as_str(), v.code, sanitize(&v.message));
+                    self.line(&if v.severity == Severity::Error { s.red(&text) } else { s.yellow(&text) })?;
                 }
                 for e in &result.skipped {
-                    self.line(&format!("  skipped {}", sanitize(&e.to_string())))?;
+                    self.line(&s.red(&format!("  skipped {}", sanitize(&e.to_string()))))?;
                 }
             }
         }

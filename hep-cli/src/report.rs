@@ -4,7 +4,7 @@
 use crate::say;
 use crate::style::Style;
 use hep_core::display::{sanitize, sanitize_json};
-use hep_core::{Event, RunResult, Severity};
+use hep_core::{Event, RunResult, Severity, Violation};
 use serde_json::{Value, json};
 
 /// Prints a violation, skipped line or halt the moment it is found (frames print nothing).
@@ -21,18 +21,47 @@ pub(crate) fn finding(event: &Event, style: Style) {
     say(text);
 }
 
+/// `n word` or `n words`.
+pub(crate) fn count(n: u64, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+}
+
+/// Where a violation was found: `line N`, or `end of stream` for the findings made when
+/// the stream ended (line 0).
+pub(crate) fn place(v: &Violation) -> String {
+    if v.line == 0 { "end of stream".to_owned() } else { format!("line {}", v.line) }
+}
+
+/// The violations counted by severity: `no violations`, `2 violations (0 errors, 2
+/// warnings)`; when more were found than kept, the split is of the kept ones.
+pub(crate) fn tally(result: &RunResult) -> String {
+    match result.violation_count {
+        0 => "no violations".to_owned(),
+        n => format!("{} ({})", count(n, "violation"), severities(result)),
+    }
+}
+
+/// The kept violations by severity: `0 errors, 2 warnings`, or `of the first 1000: …` when
+/// more were found than kept.
+pub(crate) fn severities(result: &RunResult) -> String {
+    let kept = result.violations.len() as u64;
+    let errors = result.violations.iter().filter(|v| v.severity == Severity::Error).count() as u64;
+    let split = format!("{}, {}", count(errors, "error"), count(kept - errors, "warning"));
+    if kept == result.violation_count { split } else { format!("of the first {kept}: {split}") }
+}
+
 /// Prints the end-of-stream violations and the verdict line.
 pub(crate) fn verdict(result: &RunResult, style: Style) {
     for v in result.violations.iter().filter(|v| v.line == 0) {
-        let text = format!("end of stream: {} {}: {}", v.severity.as_str(), v.code, sanitize(&v.message));
+        let text = format!("{}: {} {}: {}", place(v), v.severity.as_str(), v.code, sanitize(&v.message));
         say(if v.severity == Severity::Error { style.red(&text) } else { style.yellow(&text) });
     }
     let conforms = if result.conforms { style.green("conforms") } else { style.red("does not conform") };
     say(format!(
-        "{} frames, {} violations, {} skipped lines: {conforms}; verdict {} ({})",
-        result.run.frames,
-        result.violation_count,
-        result.skipped_count,
+        "{}, {}, {}: {conforms}; verdict {} ({})",
+        count(result.run.frames, "frame"),
+        tally(result),
+        count(result.skipped_count, "skipped line"),
         style.bold(result.verdict.as_str()),
         sanitize(&result.reasons.join("; "))
     ));
