@@ -2,7 +2,8 @@
 //
 // It plays a two-round run: the assistant says what it will do, reads a file with a tool
 // (streamed output and a heartbeat), then gives its answer. On SIGINT or SIGTERM it writes
-// `cancelled` and exits 130, as the reference harness does.
+// `cancelled` and exits 130, as the reference harness does while its agent streams (which
+// this toy does from its first line to its last).
 //
 //     node examples/node/emit.mjs                      # the stream, on stdout
 //     hep check -- node examples/node/emit.mjs         # checked against the protocol

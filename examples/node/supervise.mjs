@@ -6,10 +6,13 @@
 //     node examples/node/supervise.mjs
 //     node examples/node/supervise.mjs cancel-me      # then Ctrl-C
 //     node examples/node/supervise.mjs -- node examples/node/emit.mjs
+//     node examples/node/supervise.mjs -- fa --output events -p "fix the failing test"
 //
 // The `hep` binary is $HEP_BIN, else target/debug/hep in this repository, else `hep` on
 // PATH. Everything the stream says goes through `sanitize` before it reaches the
-// terminal. The exit code is the child's (0 ok, 1 failed, 130 cancelled).
+// terminal. The exit code is the child's (0 ok, 1 failed, 130 cancelled). A Ctrl-C is passed
+// on as `run.cancel()`: SIGINT, then SIGTERM after the core's 12 s grace (the reference
+// settles for up to 10 s) and SIGKILL 2 s later.
 
 import { accessSync, constants } from 'node:fs';
 import { fileURLToPath } from 'node:url';
