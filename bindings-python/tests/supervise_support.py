@@ -162,11 +162,29 @@ CLOSES_STDOUT_THEN_HANGS = sh(
 ONLY_SIGTERM_STOPS = sh(
     f"stop() {{ {_lines(CANCELLED)}; exit 130; }}; trap '' INT; trap stop TERM; {_lines(HEADER, START)}; {_FOREVER}; exit 3"
 )
+# Children that end with no terminal frame: argv, exit code, verdict, (code, severity) of
+# each violation. A stream that ends before agent_start is what the reference writes when
+# it is cancelled (130) or fails (1) before its first round; exit 0 needs a turn_done.
+UNTERMINATED = ("unterminated_turn", "error")
+BEFORE_START = ("ended_before_agent_start", "warning")
 NO_TERMINAL = {
-    "exit 0 after agent_start": (sh(f"{_lines(HEADER, START)}; exit 0"), 0, ["unterminated_turn"]),
-    "exit 3 after agent_start": (sh(f"{_lines(HEADER, START)}; exit 3"), 3, ["unterminated_turn"]),
-    "exit 0 after the header": (sh(f"{_lines(HEADER)}; exit 0"), 0, ["no_terminal_frame"]),
-    "exit 0 without output": (sh("exit 0"), 0, ["empty_stream"]),
+    "exit 0 after agent_start": (sh(f"{_lines(HEADER, START)}; exit 0"), 0, "incomplete", [UNTERMINATED]),
+    "exit 3 after agent_start": (sh(f"{_lines(HEADER, START)}; exit 3"), 3, "incomplete", [UNTERMINATED]),
+    "exit 0 after the header": (
+        sh(f"{_lines(HEADER)}; exit 0"),
+        0,
+        "protocol_error",
+        [BEFORE_START, ("exit_code_mismatch", "error")],
+    ),
+    "exit 1 after the header": (sh(f"{_lines(HEADER)}; exit 1"), 1, "failed", [BEFORE_START]),
+    "exit 130 after the header": (sh(f"{_lines(HEADER)}; exit 130"), 130, "cancelled", [BEFORE_START]),
+    "exit 3 after the header": (
+        sh(f"{_lines(HEADER)}; exit 3"),
+        3,
+        "incomplete",
+        [BEFORE_START, ("unexpected_exit_code", "warning")],
+    ),
+    "exit 0 without output": (sh("exit 0"), 0, "incomplete", [("empty_stream", "error")]),
 }
 
 

@@ -30,6 +30,14 @@ def assert_reaped(run: Any) -> None:
     assert_no_process_left(run.pid)
 
 
+def check_cancelled_in_open_round(result: hep.RunResult) -> None:
+    """Exit 130 after SIGINT with round 1 open (no `cancelled` frame): the reference exits
+    130 after any signal, so the run was cancelled before the round settled."""
+    assert (result.verdict, result.exit_code, result.conforms) == ("cancelled", 130, True)
+    assert [(v.code, v.severity, v.turn_id) for v in result.violations] == [("cancelled_in_open_round", "warning", 1)]
+    assert result.reasons == ("exit code 130: cancelled in turn 1, before the round settled",)
+
+
 # ---- the child closes stdout but keeps running ----
 
 
@@ -60,7 +68,7 @@ def test_closed_stdout_child_can_still_be_cancelled() -> None:
         result = run.wait()
     assert not dog.fired
     assert [f.type for f in frames] == ["hep_header", "agent_start"]
-    assert (result.verdict, result.exit_code) == ("incomplete", 130)
+    check_cancelled_in_open_round(result)
     assert result.stderr_tail == "got SIGINT\n"
     assert_reaped(run)
 
@@ -94,7 +102,8 @@ def test_async_closed_stdout_child_can_still_be_cancelled() -> None:
 
     run, frames, result = arun(main)
     assert [f.type for f in frames] == ["hep_header", "agent_start"]
-    assert (result.verdict, result.exit_code, result.stderr_tail) == ("incomplete", 130, "got SIGINT\n")
+    check_cancelled_in_open_round(result)
+    assert result.stderr_tail == "got SIGINT\n"
     assert_reaped(run)
 
 
@@ -274,27 +283,29 @@ def test_async_grandchild_in_its_own_session_does_not_keep_the_run(tmp_path: Pat
 
 
 @pytest.mark.parametrize("case", list(NO_TERMINAL))
-def test_exit_without_a_terminal_frame_is_incomplete(case: str) -> None:
-    argv, code, violations = NO_TERMINAL[case]
+def test_exit_without_a_terminal_frame(case: str) -> None:
+    argv, code, verdict, violations = NO_TERMINAL[case]
     with hep.spawn(argv) as run, Watchdog(run.pid):
         list(run)
         result = run.wait()
-    assert (result.verdict, result.exit_code, result.conforms) == ("incomplete", code, False)
-    assert [v.code for v in result.violations] == violations
+    assert (result.verdict, result.exit_code) == (verdict, code)
+    assert [(v.code, v.severity) for v in result.violations] == violations
+    assert result.conforms == all(severity == "warning" for _, severity in violations)
     assert_reaped(run)
 
 
 @pytest.mark.parametrize("case", list(NO_TERMINAL))
-def test_async_exit_without_a_terminal_frame_is_incomplete(case: str) -> None:
-    argv, code, violations = NO_TERMINAL[case]
+def test_async_exit_without_a_terminal_frame(case: str) -> None:
+    argv, code, verdict, violations = NO_TERMINAL[case]
 
     async def main() -> Any:
         async with await hep.aspawn(argv) as run:
             return run, await run.wait()
 
     run, result = arun(main)
-    assert (result.verdict, result.exit_code, result.conforms) == ("incomplete", code, False)
-    assert [v.code for v in result.violations] == violations
+    assert (result.verdict, result.exit_code) == (verdict, code)
+    assert [(v.code, v.severity) for v in result.violations] == violations
+    assert result.conforms == all(severity == "warning" for _, severity in violations)
     assert_reaped(run)
 
 
@@ -317,7 +328,8 @@ def test_timeout_reaches_a_child_whose_stdout_is_closed() -> None:
         result = run.wait()
     assert not dog.fired
     assert run.timed_out
-    assert (result.verdict, result.exit_code, result.stderr_tail) == ("incomplete", 130, "got SIGINT\n")
+    check_cancelled_in_open_round(result)
+    assert result.stderr_tail == "got SIGINT\n"
     assert_reaped(run)
 
 
