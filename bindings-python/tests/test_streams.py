@@ -281,15 +281,14 @@ def test_writer_tool_args_accept_any_mapping_and_json_text_in_args_summary() -> 
     ("args", "error", "message"),
     [
         ({1: "x"}, TypeError, "keys must be strings, not int"),
-        ({"f": float("nan")}, hep.UnencodableError, "float NaN"),
-        ({"f": float("inf")}, hep.UnencodableError, "float inf"),
         ({"s": {1, 2}}, TypeError, "cannot hold a set"),
+        ({"f": float("nan"), "s": {1, 2}}, TypeError, "cannot hold a set"),
         ({"n": 2**64}, hep.OutOfRangeError, "does not fit a 64-bit integer"),
         ({"deep": json.loads("[" * 70 + "]" * 70)}, hep.TooDeepError, "deeper than 64"),
         ('{"a":1}', TypeError, "must be a mapping"),
         (["a"], TypeError, "must be a mapping"),
     ],
-    ids=["int-key", "nan", "inf", "set", "u64-overflow", "too-deep", "json-text", "list"],
+    ids=["int-key", "set", "set-after-nan", "u64-overflow", "too-deep", "json-text", "list"],
 )
 def test_writer_refuses_arguments_json_cannot_hold(args: Any, error: Type[Exception], message: str) -> None:
     lines: List[str] = []
@@ -299,6 +298,96 @@ def test_writer_refuses_arguments_json_cannot_hold(args: Any, error: Type[Except
         w.tool_start("c1", "run", args)
     assert lines == [START + "\n"]  # nothing half-written
     assert w.message_delta("hi") == DELTA + "\n"  # and the writer goes on
+
+
+# A float JSON cannot write (nan, inf) is what the reference gets from a provider's number
+# past the double range (`1e400`, infinity once decoded): its safe encoder writes the value,
+# or in full mode the whole object, as `[unserializable]`.
+UNSERIALIZABLE_ARGS = {"x": float("nan"), "y": [1, float("inf")], "z": "ok"}
+UNSERIALIZABLE_SUMMARY = 'x=[unserializable], y=[unserializable], z="ok"'
+
+
+def test_writer_renders_arguments_json_cannot_write_as_unserializable() -> None:
+    assert _tool_start_line(UNSERIALIZABLE_ARGS, "summary") == UNSERIALIZABLE_SUMMARY
+    assert _tool_start_line(UNSERIALIZABLE_ARGS, "full") == "[unserializable]"
+    nested = {"a": 1, "m": {"k": [{"v": -float("inf")}]}, "t": (float("nan"),)}
+    assert _tool_start_line(nested, "summary") == "a=1, m=[unserializable], t=[unserializable]"
+    assert _tool_start_line(nested, "full") == "[unserializable]"
+    assert _tool_start_line({"big": 1e308, "small": -5e-324}, "full") == '{"big":1e+308,"small":-5e-324}'
+
+
+def test_the_bounds_helpers_render_unserializable_arguments_as_the_writer_does() -> None:
+    assert hep.args_summary(UNSERIALIZABLE_ARGS) == UNSERIALIZABLE_SUMMARY
+    assert hep.args_full(UNSERIALIZABLE_ARGS) == "[unserializable]"
+    # The same arguments as JSON text: numbers past the double range, as Dart decodes them.
+    text = '{"x":1e400,"y":[1,-1e999],"z":"ok"}'
+    assert hep.args_summary(text) == UNSERIALIZABLE_SUMMARY
+    assert hep.args_full(text) == "[unserializable]"
+    # As Python's json reads that text (inf), through the writer.
+    assert _tool_start_line(json.loads(text), "summary") == UNSERIALIZABLE_SUMMARY
+    # The summary's 100-unit cap applies after the rendering.
+    long = {"n": float("nan"), "s": "x" * 200}
+    assert hep.args_summary(long) == ('n=[unserializable], s="' + "x" * 200)[:100] + "..."
+
+
+def test_an_unserializable_tool_start_is_read_back_as_written() -> None:
+    lines: List[str] = []
+    w = hep.Writer(lines.append, "1.2.3")
+    w.header("abc")
+    w.agent_start()
+    w.tool_start("c1", "read", UNSERIALIZABLE_ARGS)
+    w.turn_done("", [{"id": "c1", "name": "read", "ok": True, "text": "data"}], {"input": 1, "output": 1, "cost": 0.0}, "stop")
+    stream = hep.Stream()
+    frames = stream.feed("".join(lines))
+    assert frames[2] == hep.ToolStart(turn_id=1, id="c1", name="read", args_summary=UNSERIALIZABLE_SUMMARY)
+    result = stream.finish(0)
+    assert (result.verdict, result.conforms, result.violations) == ("ok", True, ())
+    assert result.tool_calls[0].args_summary == UNSERIALIZABLE_SUMMARY
+
+
+# ---- Writer turn ids: a call that writes nothing opens no turn ----
+
+USAGE = {"input": 1, "output": 2, "cost": 0.5}
+
+
+def _after_one_round() -> Tuple[hep.Writer, List[str]]:
+    lines: List[str] = []
+    w = hep.Writer(lines.append, "1.2.3")
+    w.header("abc")
+    w.agent_start()
+    w.message_delta("hi")
+    w.turn_done("hi", [], USAGE, "stop")
+    assert w.turn_id == 1
+    return w, lines
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda w: w.message_start("user"),
+        lambda w: w.message_start("toolResult"),
+        lambda w: w.tool_delta("c1", ""),
+    ],
+    ids=["message_start-user", "message_start-toolResult", "empty-tool_delta"],
+)
+def test_writer_calls_that_write_nothing_open_no_turn(call: Any) -> None:
+    w, lines = _after_one_round()
+    assert call(w) is None
+    assert w.turn_id == 1
+    # compaction_end with no open turn reuses the last id: turn 1, not a new turn 2.
+    assert w.compaction_end(7) == '{"type":"compaction_end","turn_id":1,"tokens_freed":7}\n'
+    assert w.message_delta("next") == '{"type":"message_delta","turn_id":2,"delta":"next"}\n'
+    assert len(lines) == 6
+
+
+def test_writer_turn_start_and_an_assistant_message_start_do_open_a_turn() -> None:
+    w, _ = _after_one_round()
+    w.turn_start()
+    assert w.compaction_end(7) == '{"type":"compaction_end","turn_id":2,"tokens_freed":7}\n'
+    w, _ = _after_one_round()
+    assert w.message_start("assistant") == '{"type":"message_start","turn_id":2,"role":"assistant"}\n'
+    assert w.tool_delta("c1", "") is None
+    assert w.compaction_end(7) == '{"type":"compaction_end","turn_id":2,"tokens_freed":7}\n'
 
 
 def test_writer_refuses_a_list_that_holds_itself() -> None:
