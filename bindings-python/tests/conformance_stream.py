@@ -162,32 +162,32 @@ def outcome(
     """Everything a case can check, as JSON data, after feeding `chunks` to a fresh
     `hep.Stream` (with `limits`, when given) and finishing it with `exit_code`."""
     stream = hep.Stream(strict=strict, max_line_bytes=max_line, limits=limits)
-    frames: List[Dict[str, Any]] = []
+    frames: List[Any] = []
     raised: List[hep.HepError] = []
     for chunk in chunks:
         try:
-            got = stream.feed(chunk)
+            frames += stream.feed(chunk)
         except hep.HepError as e:
             # A halt (strict mode, or an unsupported version in any mode) is raised with
             # the frames that came before it in that chunk.
             raised.append(e)
-            got = e.frames
-        for frame in got:
-            try:
-                form = canonical(frame)
-            except CaseError as e:
-                form = f"<no canonical form: {e}>"
-            frames.append({"line": getattr(frame, "line", NO_LINE), "type": frame.type, "frame": form})
+            frames += e.frames
     result = stream.finish(exit_code)
-    halted = None if result.halted is None else {"kind": result.halted.kind, "line": result.halted.line}
     if raised:
         if len(raised) > 1:
             raise CaseError(f"feeding raised {len(raised)} errors; a stream halts once: {raised!r}")
         err = raised[0]
+        halted = None if result.halted is None else {"kind": result.halted.kind, "line": result.halted.line}
         if halted != {"kind": err.kind, "line": err.line}:
             raise CaseError(f"feeding raised {err!r} (kind {err.kind}, line {err.line}) but the result's halt is {halted}")
+    return summary(frames, result)
+
+
+def summary(frames: List[Any], result: hep.RunResult) -> Dict[str, Any]:
+    """Everything a case can check, as JSON data: the frames read and the result."""
+    halted = None if result.halted is None else {"kind": result.halted.kind, "line": result.halted.line}
     return {
-        "frames": frames,
+        "frames": [frame_entry(frame) for frame in frames],
         "violations": [
             {"code": v.code, "severity": v.severity, "line": v.line, "turn_id": v.turn_id} for v in result.violations
         ],
@@ -203,6 +203,14 @@ def outcome(
         "untracked_calls": result.untracked_calls,
         "turns_dropped": result.turns_dropped,
     }
+
+
+def frame_entry(frame: Any) -> Dict[str, Any]:
+    try:
+        form = canonical(frame)
+    except CaseError as e:
+        form = f"<no canonical form: {e}>"
+    return {"line": getattr(frame, "line", NO_LINE), "type": frame.type, "frame": form}
 
 
 def usage(u: Any) -> Optional[Dict[str, Any]]:
