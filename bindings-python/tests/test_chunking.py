@@ -34,7 +34,9 @@ BYTEWISE_UP_TO = 64 * 1024
 # Most single cuts tried per kind of position.
 SINGLE_CUTS = 16
 RANDOM_SPLITS = 8
-SCENARIOS = ("chat", "tools", "error", "compaction", "stuck", "big-output", "future")
+SCENARIOS = (
+    "chat", "tools", "error", "compaction", "stuck", "big-output", "future", "over-window", "skipped-compaction"
+)
 
 Options = Tuple[bool, int, Optional[hep.Limits]]
 Input = Tuple[str, bytes, Options, Optional[int]]

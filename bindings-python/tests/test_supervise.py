@@ -72,18 +72,22 @@ def test_simulator_at_speed_one_streams_frames_as_they_are_written(hep_bin: Path
 
 
 @pytest.mark.parametrize(
-    ("scenario", "verdict", "code"),
+    ("scenario", "verdict", "code", "warnings"),
     [
-        ("chat", "ok", 0),
-        ("tools", "ok", 0),
-        ("error", "failed", 1),
-        ("compaction", "ok", 0),
-        ("stuck", "ok", 0),
-        ("big-output", "ok", 0),
-        ("future", "ok", 0),
+        ("chat", "ok", 0, []),
+        ("tools", "ok", 0, []),
+        ("error", "failed", 1, []),
+        ("compaction", "ok", 0, []),
+        ("stuck", "ok", 0, []),
+        ("big-output", "ok", 0, []),
+        ("future", "ok", 0, []),
+        # The reference's edge paths: a round after the fatal turn_error of a request over
+        # the context window; a compaction pass that decided not to compact (no end).
+        ("over-window", "ok", 0, [("round_after_fatal_error", 3)]),
+        ("skipped-compaction", "ok", 0, [("unpaired_compaction_start", 1)]),
     ],
 )
-def test_simulator_scenarios(hep_bin: Path, scenario: str, verdict: str, code: int) -> None:
+def test_simulator_scenarios(hep_bin: Path, scenario: str, verdict: str, code: int, warnings: List[Any]) -> None:
     with hep.spawn(simulate(hep_bin, scenario)) as run:
         with Watchdog(run.pid):
             frames = list(run)
@@ -91,13 +95,17 @@ def test_simulator_scenarios(hep_bin: Path, scenario: str, verdict: str, code: i
     assert (result.verdict, result.exit_code, result.conforms) == (verdict, code, True)
     assert result.frames == len(frames) and result.lines == len(frames)
     assert isinstance(frames[0], hep.HepHeader) and frames[0].hep == "v1"
-    assert result.violations == () and result.skipped == ()
+    assert [(v.code, v.turn_id) for v in result.violations] == warnings
+    assert all(v.severity == "warning" for v in result.violations) and result.skipped == ()
     if scenario == "future":
         assert any(isinstance(f, hep.UnknownFrame) for f in frames)
     if scenario == "tools":
         assert result.tool_calls and all(c.status in ("ok", "failed") for c in result.tool_calls)
     if scenario == "error":
         assert isinstance(frames[-1], hep.TurnError)
+    if scenario == "over-window":
+        assert [t.end for t in result.turns] == ["turn_done", "turn_error", "turn_done"]
+        assert result.answer == frames[-1].message  # type: ignore[union-attr]
 
 
 # ---- cancellation ----
@@ -122,6 +130,44 @@ def test_cancel_gives_verdict_cancelled_exit_130_and_a_last_cancelled_frame(hep_
     assert (result.verdict, result.exit_code) == ("cancelled", 130)
     assert result.conforms, result.reasons
     assert result.turns[-1].end == "cancelled"
+
+
+# A signal while the simulator is not streaming (before agent_start, or after the last
+# round's terminal frame) aborts nothing, as in the reference: no `cancelled` frame, a
+# compaction left open, exit 130, and the verdict is still `cancelled`. At speed 2 the
+# pre-flight compaction lasts 0.4 s and the post-run one 0.75 s: the cancel, sent as soon as
+# their compaction_start is read, lands inside them. Each: which compaction_start of the
+# scenario (pre-flight, between rounds, post-run), and the warnings (code, turn id).
+NOT_STREAMING = {
+    "pre-flight compaction": (1, [("unpaired_compaction_start", 1), ("ended_before_agent_start", None)]),
+    "post-run compaction": (3, [("unpaired_compaction_start", 3), ("cancelled_between_rounds", 2)]),
+}
+
+
+@pytest.mark.parametrize("where", list(NOT_STREAMING))
+def test_cancel_while_the_simulator_is_not_streaming_writes_no_cancelled_frame(hep_bin: Path, where: str) -> None:
+    nth, warnings = NOT_STREAMING[where]
+    with hep.spawn(simulate(hep_bin, "compaction", "2")) as run:
+        with Watchdog(run.pid) as dog:
+            frames, seen = [], 0
+            for frame in run:
+                frames.append(frame)
+                seen += isinstance(frame, hep.CompactionStart)
+                if seen == nth:
+                    break
+            run.cancel()
+            frames += list(run)
+            result = run.wait()
+        assert not dog.fired
+    assert isinstance(frames[-1], hep.CompactionStart), [f.type for f in frames]
+    assert (result.verdict, result.exit_code, result.conforms) == ("cancelled", 130, True)
+    assert [(v.code, v.turn_id) for v in result.violations] == warnings
+    assert all(v.severity == "warning" for v in result.violations)
+    done = [f for f in frames if isinstance(f, hep.TurnDone)]
+    assert not any(isinstance(f, hep.Cancelled) for f in frames)
+    # After the run, the last round's answer is kept; before agent_start there is none.
+    assert result.answer == (done[-1].message if where == "post-run compaction" else None)
+    assert result.last_terminal == ("turn_done" if done else None)
 
 
 def test_cancel_escalates_to_sigkill_for_a_child_that_ignores_signals() -> None:
