@@ -191,6 +191,15 @@ def run_bounds(case: Dict[str, Any]) -> None:
     except CaseError as e:
         raise CaseError(f"field `expected`: {e}") from None
     same_text(f"`{op}`", expected, got)
+    if op != "cap":
+        # The same arguments as the mapping Python's json makes of the text (a number past
+        # the double range becomes inf), as a harness would pass them to `hep.Writer`.
+        render = hep.args_summary if op == "args_summary" else hep.args_full
+        try:
+            from_mapping = render(json.loads(get_text(case, "args")))
+        except (hep.HepError, ValueError, TypeError) as e:
+            raise CaseError(f"`{op}` of the arguments as a mapping fails: {type(e).__name__}: {e}") from None
+        same_text(f"`{op}` of the arguments as a mapping", expected, from_mapping)
 
 
 # ---- writer/ ----
