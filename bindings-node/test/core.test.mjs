@@ -72,6 +72,9 @@ describe('the core constants and helpers', () => {
     assert.equal(hep.argsSummary({ n: null, u: undefined, f() {}, s: 'null' }), 'n=null, s="null"');
     assert.equal(hep.argsFull({ n: null, u: undefined, f() {}, s: 'null' }), '{"n":null,"s":"null"}');
     assert.equal(hep.argsSummary({ b: -Infinity, 1: null }), '1=null, b=[unserializable]');
+    // A toJSON is asked what it gives: a Date with a null beside it stays as it is.
+    assert.equal(hep.argsSummary({ d: new Date(0), n: null }), 'd="1970-01-01T00:00:00.000Z", n=null');
+    assert.equal(hep.argsSummary({ t: { toJSON: () => [NaN] }, n: null }), 't=[unserializable], n=null');
     // The same arguments as JSON text, with numbers past the double range.
     assert.equal(hep.argsSummary('{"x":1e400,"y":[1,-1e400],"z":"ok"}'), 'x=[unserializable], y=[unserializable], z="ok"');
     assert.equal(hep.argsFull('{"x":1e400}'), '[unserializable]');
