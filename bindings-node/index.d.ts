@@ -221,7 +221,10 @@ export class HepError extends Error {
 
 /** A breach of a consumer guarantee of the protocol. */
 export interface Violation {
-  /** A stable snake_case code, e.g. `turn_id_skipped`. */
+  /**
+   * A stable snake_case code, e.g. `turn_id_skipped` (an error) or `cancelled_between_rounds`
+   * (a warning: one of the reference harness's own paths). conformance/README.md lists them.
+   */
   code: string;
   severity: 'error' | 'warning';
   /** The offending frame's line; 0 for end-of-stream checks. */
