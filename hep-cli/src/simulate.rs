@@ -236,7 +236,8 @@ impl Sim {
 }
 
 /// Installs the signal handlers: SIGINT and SIGTERM set the returned flag; a SIGTERM after
-/// a first one exits 143 at once, from the handler (the reference's second SIGTERM).
+/// a first one exits 143 at once, from the handler (the reference's second SIGTERM). A
+/// SIGTERM after SIGINT is a first SIGTERM; a second SIGINT changes nothing.
 fn watch_signals() -> io::Result<Arc<AtomicBool>> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     use signal_hook::flag;
