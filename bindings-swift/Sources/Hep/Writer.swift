@@ -78,19 +78,36 @@ public final class Writer {
         try put { try core.toolStart(id: id, name: name, args: args) }
     }
 
-    /// `tool_start` with the arguments as a dictionary, converted to JSON by
-    /// `JSONSerialization`. A dictionary has no order, so its keys are rendered sorted; pass
-    /// the JSON text to keep another order (or a number's exact spelling, such as `1.0`).
+    /// `tool_start` with the arguments as a dictionary. A dictionary has no order, so its
+    /// keys are rendered sorted; pass the JSON text to keep another order (or a number's
+    /// exact spelling, such as `1.0`). Each value is converted by `JSONSerialization`.
     ///
-    /// - Throws: `HepError.wrongType` when `args` holds a value JSON cannot represent.
+    /// A value holding a non-finite `Double` or `Float` (NaN, infinity; at its top or nested
+    /// in arrays and dictionaries), which JSON cannot write, is rendered as the reference
+    /// harness renders one: `[unserializable]` in place of that value in the summary, and
+    /// the whole `args_summary` `[unserializable]` in `.full` mode.
+    ///
+    /// - Throws: `HepError.wrongType` when `args` holds a value JSON cannot represent at all
+    ///   (a `Date`, say).
     @discardableResult
     public func toolStart(id: String, name: String, args: [String: Any]) throws -> String? {
-        guard JSONSerialization.isValidJSONObject(args) else {
-            let message = "wrong_type: the arguments of tool call \(id) (\(name)) hold a value JSON cannot represent"
-            throw HepError.wrongType(line: 0, column: 0, message: message, excerpt: "")
+        try toolStart(id: id, name: name, args: argumentsJSON(args, id: id, name: name))
+    }
+
+    /// The JSON text of `args`, keys sorted, with the number `1e400` for each value holding
+    /// a non-finite number: the core reads that number as a value JSON cannot write, as the
+    /// reference's decoder reads a number past the double range (it becomes infinity).
+    private func argumentsJSON(_ args: [String: Any], id: String, name: String) throws -> String {
+        var members: [String] = []
+        for (key, value) in args.sorted(by: { $0.key < $1.key }) {
+            let (json, finite) = finiteJSON(value)
+            guard JSONSerialization.isValidJSONObject([key, json]) else {
+                let message = "wrong_type: the argument \(key) of tool call \(id) (\(name)) holds a value JSON cannot represent"
+                throw HepError.wrongType(line: 0, column: 0, message: message, excerpt: "")
+            }
+            members.append("\(try jsonText(key)):\(finite ? try jsonText(json) : "1e400")")
         }
-        let json = try JSONSerialization.data(withJSONObject: args, options: [.sortedKeys])
-        return try toolStart(id: id, name: name, args: String(decoding: json, as: UTF8.self))
+        return "{" + members.joined(separator: ",") + "}"
     }
 
     /// `tool_delta` with a chunk of the call's output; an empty `update` writes nothing.
@@ -146,5 +163,32 @@ public final class Writer {
     @discardableResult
     public func compactionEnd(tokensFreed: UInt64) throws -> String? {
         try put { try core.compactionEnd(tokensFreed: tokensFreed) }
+    }
+}
+
+/// The JSON text of `value`, a valid JSON value (written as the one element of an array,
+/// as `JSONSerialization` writes no bare string or number), nested keys sorted.
+private func jsonText(_ value: Any) throws -> Substring {
+    String(decoding: try JSONSerialization.data(withJSONObject: [value], options: [.sortedKeys]), as: UTF8.self)
+        .dropFirst().dropLast()
+}
+
+/// `value` with each non-finite `Double` or `Float` inside it (at its top, or nested in
+/// arrays and dictionaries) replaced by 0, and whether it had none: what
+/// `JSONSerialization` is then asked about is whether the rest is JSON.
+private func finiteJSON(_ value: Any) -> (value: Any, finite: Bool) {
+    switch value {
+    case let number as Double where !number.isFinite:
+        return (0, false)
+    case let number as Float where !number.isFinite:
+        return (0, false)
+    case let array as [Any]:
+        let items = array.map(finiteJSON)
+        return (items.map(\.value), items.allSatisfy(\.finite))
+    case let object as [String: Any]:
+        let members = object.mapValues(finiteJSON)
+        return (members.mapValues(\.value), members.values.allSatisfy(\.finite))
+    default:
+        return (value, true)
     }
 }

@@ -62,10 +62,74 @@ import Testing
         #expect(raw?.contains(#""args_summary":"{\"command\":\"ls\"}""#) == true, "\(raw ?? "")")
     }
 
+    /// The `args_summary` of a `tool_start` line.
+    static func argsSummary(_ line: String?) throws -> String {
+        guard case .toolStart(let start) = try parseLine(try #require(line)) else {
+            Issue.record("not a tool_start: \(line ?? "nil")")
+            return ""
+        }
+        return start.argsSummary
+    }
+
+    /// A value holding a non-finite number (which JSON cannot write) renders as the reference
+    /// renders it (`safeJsonEncode`): `[unserializable]`, for that value in the summary, for
+    /// the whole arguments in full mode; the other values render as JSON.
+    @Test func nonFiniteNumbersInADictionaryRenderAsUnserializable() throws {
+        let args: [String: Any] = ["x": Double.nan, "y": [1, Double.infinity], "z": "ok"]
+        let summary = Writer { _ in }
+        #expect(try Self.argsSummary(summary.toolStart(id: "c1", name: "calc", args: args))
+            == #"x=[unserializable], y=[unserializable], z="ok""#)
+        let full = Writer(toolArgs: .full) { _ in }
+        #expect(try Self.argsSummary(full.toolStart(id: "c1", name: "calc", args: args)) == "[unserializable]")
+
+        // Nested in a dictionary, as a Float, negative: the same; finite values are JSON.
+        let nested: [String: Any] = [
+            "a": ["b": ["c": -Double.infinity]], "f": Float.nan, "n": 1.5, "s": ["t": [true, NSNull()]],
+        ]
+        #expect(try Self.argsSummary(summary.toolStart(id: "c2", name: "calc", args: nested))
+            == #"a=[unserializable], f=[unserializable], n=1.5, s={"t":[true,null]}"#)
+        #expect(try Self.argsSummary(full.toolStart(id: "c2", name: "calc", args: ["n": 1.5, "s": "/"]))
+            == #"{"n":1.5,"s":"/"}"#, "finite arguments stay JSON in full mode")
+        // The same bytes as the core gives the JSON text holding a number past the double range.
+        #expect(try renderArgs(#"{"x":1e400,"y":[1,-1e400],"z":"ok"}"#, mode: .summary)
+            == #"x=[unserializable], y=[unserializable], z="ok""#)
+    }
+
     @Test func argumentsThatAreNotJSONThrow() {
         let writer = Writer { _ in }
         #expect(throws: HepError.self) { try writer.toolStart(id: "c1", name: "x", args: ["when": Date()]) }
+        #expect(throws: HepError.self) { try writer.toolStart(id: "c1", name: "x", args: ["when": [Double.nan, Date()]]) }
+        #expect(throws: HepError.self) { try writer.toolStart(id: "c1", name: "x", args: ["ok": 1, "nested": ["when": Date()]]) }
         #expect(throws: HepError.self) { try writer.toolStart(id: "c1", name: "x", args: "[1, 2]") }
+        do {
+            try writer.toolStart(id: "c1", name: "x", args: ["when": Date()])
+        } catch let error as HepError {
+            #expect(error.kind == "wrong_type")
+        } catch {
+            Issue.record("not a HepError: \(error)")
+        }
+        #expect(writer.turnId == 0, "a call that throws writes nothing and opens no turn")
+    }
+
+    /// As in the reference, a call that writes nothing allocates no turn id: a message of
+    /// another role and an empty tool update open no turn, before the run or between rounds.
+    @Test func callsThatWriteNothingOpenNoTurn() throws {
+        var lines: [String] = []
+        let writer = Writer { lines.append($0) }
+        try writer.header(fah: "1.2.3", session: "s-1")
+        #expect(try writer.messageStart(role: "user") == nil)
+        #expect(try writer.toolDelta(id: "c1", update: "") == nil)
+        #expect(writer.turnId == 0, "nothing written, no turn opened")
+        #expect(try writer.agentStart() == #"{"type":"agent_start","turn_id":1}"#)
+        try writer.turnDone(message: "hi", usage: Usage(input: 1, output: 2, cost: 0.5), stopReason: "stop")
+        #expect(try writer.messageStart(role: "user") == nil)
+        #expect(try writer.toolDelta(id: "c1", update: "") == nil)
+        #expect(writer.turnId == 1)
+        #expect(try writer.compactionEnd(tokensFreed: 5) == #"{"type":"compaction_end","turn_id":1,"tokens_freed":5}"#,
+                "no turn was opened: compaction_end reuses the last id")
+        #expect(try writer.messageStart(role: "toolResult") == nil)
+        #expect(try writer.messageStart() == #"{"type":"message_start","turn_id":2,"role":"assistant"}"#)
+        #expect(lines.count == 5)
     }
 
     @Test func livenessAndTerminalFrames() throws {
@@ -91,7 +155,8 @@ import Testing
 
 @Suite struct Support {
     @Test func thePolicyIsTheCores() {
-        #expect(HepProcess.interruptGrace == .seconds(5))
+        // The reference settles for up to 10 s after SIGINT, then drains and exits: 10 + 2.
+        #expect(HepProcess.interruptGrace == .seconds(12))
         #expect(HepProcess.terminateGrace == .seconds(2))
         #expect(HepProcess.stderrTailBytes == 64 << 10)
         #expect([ExitCode.ok, ExitCode.failed, ExitCode.cancelled] == [0, 1, 130])
