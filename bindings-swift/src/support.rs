@@ -11,9 +11,10 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 /// The cancel and exit-code policy of `hep_core::supervise`, in one record.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct SupervisionPolicy {
-    /// After SIGINT, how long a harness gets to write `cancelled` and exit before SIGTERM.
+    /// After SIGINT, how long a harness gets to settle, write `cancelled` and exit before
+    /// SIGTERM: the reference's 10 s settle plus 2 s to drain its stdout and exit (12 s).
     pub interrupt_grace_ms: u64,
-    /// After SIGTERM, how long before SIGKILL.
+    /// After SIGTERM, how long before SIGKILL (2 s).
     pub terminate_grace_ms: u64,
     /// Bytes of the child's stderr kept (the most recent ones).
     pub stderr_tail_bytes: u64,

@@ -41,10 +41,15 @@ import Darwin
 /// All protocol behaviour (parsing, validation, the verdict) is the Rust core's, through
 /// the same stream as `HepStream`.
 public final class HepProcess: Sendable {
-    /// After SIGINT, how long `cancel()` gives the harness to write `cancelled` and exit
-    /// before SIGTERM (the core's `INTERRUPT_GRACE`, 5 s).
+    /// The default wait after SIGINT before a cancel sends SIGTERM: the core's
+    /// `INTERRUPT_GRACE`, 12 s. On SIGINT the reference harness aborts a streaming run, waits
+    /// up to 10 s for it to settle (the partial transcript saved, `cancelled` written), drains
+    /// its stdout and exits 130; a SIGTERM during that wait makes it exit 143 at once, losing
+    /// what it had not written. 12 s is that 10 s settle plus 2 s for the drain and the exit.
     public static let interruptGrace: Duration = .milliseconds(policy.interruptGraceMs)
-    /// After SIGTERM, how long before SIGKILL (the core's `TERMINATE_GRACE`, 2 s).
+    /// The default wait after SIGTERM before SIGKILL: the core's `TERMINATE_GRACE`, 2 s (a
+    /// harness that got this far has already had the whole interrupt grace; SIGTERM is the
+    /// last request it can honour, SIGKILL the end no process can refuse).
     public static let terminateGrace: Duration = .milliseconds(policy.terminateGraceMs)
     /// Bytes of the child's stderr kept in `RunResult.stderrTail` (the core's
     /// `STDERR_TAIL_BYTES`, 64 KiB: the most recent ones).
@@ -52,6 +57,11 @@ public final class HepProcess: Sendable {
 
     /// The child's process id, which is also its process group id.
     public let pid: Int32
+    /// How long a cancel of this run waits after SIGINT before SIGTERM (`cancel(grace:)` can
+    /// override it for one cancel).
+    public let interruptGrace: Duration
+    /// How long a cancel of this run waits after SIGTERM before SIGKILL.
+    public let terminateGrace: Duration
     private let supervision: Supervision
 
     /// Starts `executableURL` with `arguments` and begins reading its output.
@@ -65,10 +75,19 @@ public final class HepProcess: Sendable {
     ///     leaves out is counted in the `RunResult`.
     ///   - timeout: the longest the run may take: a child still running after it is
     ///     cancelled as by `cancel()` (`timedOut` then says so). Default: no limit.
+    ///   - interruptGrace: how long a cancel (by `cancel()`, the timeout, a cancelled task
+    ///     awaiting `result`, or releasing the process) waits after SIGINT before SIGTERM.
+    ///     Default: `HepProcess.interruptGrace` (12 s, enough for the reference harness to
+    ///     settle and write `cancelled`); shorten it for a harness known to exit sooner.
+    ///   - terminateGrace: how long a cancel waits after SIGTERM before SIGKILL. Default:
+    ///     `HepProcess.terminateGrace` (2 s).
+    ///
+    ///   A negative grace counts as zero.
     /// - Throws: `POSIXError` when the child cannot be started (`.ENOENT`, `.EACCES`, ...).
     public init(
         executableURL: URL, arguments: [String] = [], environment: [String: String]? = nil,
-        currentDirectoryURL: URL? = nil, strict: Bool = false, limits: Limits = Limits(), timeout: Duration? = nil
+        currentDirectoryURL: URL? = nil, strict: Bool = false, limits: Limits = Limits(), timeout: Duration? = nil,
+        interruptGrace: Duration = HepProcess.interruptGrace, terminateGrace: Duration = HepProcess.terminateGrace
     ) throws {
         let exitedPipe = try makePipe()
         let child: SpawnedChild
@@ -82,11 +101,15 @@ public final class HepProcess: Sendable {
             throw error
         }
         pid = child.pid
-        supervision = Supervision(child, exitedPipe: exitedPipe, strict: strict, limits: limits, timeout: timeout)
+        self.interruptGrace = max(interruptGrace, .zero)
+        self.terminateGrace = max(terminateGrace, .zero)
+        supervision = Supervision(
+            child, exitedPipe: exitedPipe, strict: strict, limits: limits, timeout: timeout,
+            interruptGrace: self.interruptGrace, terminateGrace: self.terminateGrace)
     }
 
     deinit {
-        supervision.cancel(grace: Self.interruptGrace)
+        supervision.cancel(grace: interruptGrace)
     }
 
     /// The frames the child writes, each delivered as soon as its line is complete; the
@@ -112,13 +135,18 @@ public final class HepProcess: Sendable {
         supervision.timedOut
     }
 
-    /// Cancels the run: SIGINT to the child's process group; SIGTERM after `grace` (default
-    /// `interruptGrace`) if the child still runs, then SIGKILL after `terminateGrace`. Returns
-    /// at once; the frames the child writes meanwhile (such as `cancelled`) still arrive, and
-    /// `result` gives the outcome. Does nothing once the child has exited, or when a cancel
-    /// is already under way.
+    /// Cancels the run: SIGINT to the child's process group; SIGTERM after `grace` (default:
+    /// this run's `interruptGrace`) if the child still runs, then SIGKILL after its
+    /// `terminateGrace`. Returns at once; the frames the child writes meanwhile (such as
+    /// `cancelled`) still arrive, and `result` gives the outcome. Does nothing once the child
+    /// has exited, or when a cancel is already under way.
+    ///
+    /// Whether the harness writes `cancelled` depends on where the signal finds it: the
+    /// reference writes it only while it streams a round, and exits 130 in every case. The
+    /// verdict of exit 130 is `cancelled` either way (with the warning
+    /// `cancelled_between_rounds` when no `cancelled` frame was written).
     public func cancel(grace: Duration? = nil) {
-        supervision.cancel(grace: grace ?? Self.interruptGrace)
+        supervision.cancel(grace: max(grace ?? interruptGrace, .zero))
     }
 
     /// The run's result, once the child has exited and its stdout and stderr have ended:

@@ -22,6 +22,10 @@ final class Supervision: @unchecked Sendable {
     let lines = LineQueue()
     private let tail = CoreTail(cap: nil)
     private let pid: pid_t
+    /// The wait after SIGINT before SIGTERM of a cancel by the timeout.
+    private let interruptGrace: Duration
+    /// The wait after SIGTERM before SIGKILL of every cancel.
+    private let terminateGrace: Duration
     /// Readable once the child has exited and its group has been killed: the readers then
     /// stop at the end of what the pipes hold.
     private let exitedPipe: (read: Int32, write: Int32)
@@ -42,11 +46,15 @@ final class Supervision: @unchecked Sendable {
     private var waiters: [CheckedContinuation<RunResult, Never>] = []
 
     /// Starts serving `child`: its threads begin at once, and the timer of `timeout`.
-    /// `exitedPipe` is a pipe of its own, which it closes.
+    /// `exitedPipe` is a pipe of its own, which it closes. A cancel waits `interruptGrace`
+    /// (unless `cancel(grace:)` says otherwise) and `terminateGrace` between its signals.
     init(
-        _ child: SpawnedChild, exitedPipe: (read: Int32, write: Int32), strict: Bool, limits: Limits, timeout: Duration?
+        _ child: SpawnedChild, exitedPipe: (read: Int32, write: Int32), strict: Bool, limits: Limits, timeout: Duration?,
+        interruptGrace: Duration, terminateGrace: Duration
     ) {
         self.exitedPipe = exitedPipe
+        self.interruptGrace = interruptGrace
+        self.terminateGrace = terminateGrace
         core = CoreStream(strict: strict, maxLineBytes: nil, limits: limits.coreLimits)
         pid = child.pid
         spawnThread("hep stdout \(child.pid)") { [self] in readStdout(child.stdout) }
@@ -70,7 +78,7 @@ final class Supervision: @unchecked Sendable {
     }
 
     /// The escalation of `HepProcess.cancel`: SIGINT to the group, SIGTERM after `grace`,
-    /// SIGKILL after the core's terminate grace, each only while the child still runs. The
+    /// SIGKILL after `terminateGrace`, each only while the child still runs. The
     /// child's output is read to its end from then on, whether or not frames are taken.
     func cancel(grace: Duration) {
         lines.unbound()
@@ -81,7 +89,7 @@ final class Supervision: @unchecked Sendable {
         guard first, signalIfRunning(SIGINT) else { return }
         after(grace) { [self] in
             guard signalIfRunning(SIGTERM) else { return }
-            after(HepProcess.terminateGrace) { [self] in _ = signalIfRunning(SIGKILL) }
+            after(terminateGrace) { [self] in _ = signalIfRunning(SIGKILL) }
         }
     }
 
@@ -242,7 +250,7 @@ final class Supervision: @unchecked Sendable {
             return !exited
         }
         if running {
-            cancel(grace: HepProcess.interruptGrace)
+            cancel(grace: interruptGrace)
         }
     }
 
