@@ -199,7 +199,7 @@ struct SplitMix64 {
         #expect(failures.isEmpty, "\(failures.count) split(s) change the outcome:\n\(failures.prefix(20).joined(separator: "\n"))")
     }
 
-    @Test(arguments: ["chat", "tools", "error", "compaction", "stuck", "big-output", "future"])
+    @Test(arguments: ["chat", "tools", "error", "compaction", "stuck", "big-output", "future", "over-window", "skipped-compaction"])
     func simulatedRunsGiveTheSameOutcomeHoweverSplit(_ scenario: String) async throws {
         var failures: [String] = []
         for seed in [1, 2] {

@@ -149,8 +149,10 @@ final class Flag: @unchecked Sendable {
         dog.stop()
         #expect(seen.count == 2)
         #expect(process.timedOut)
+        // SIGINT killed it (exit 130) in round 1: cancelled, though the round never settled.
         #expect(result.exitCode == ExitCode.forSignal(SIGINT))
-        #expect(result.verdict == .incomplete, "no terminal frame: \(result.reasons)")
+        #expect(result.verdict == .cancelled, "\(result.reasons)")
+        #expect(result.violations.map(\.code) == ["cancelled_in_open_round"])
         try await expectNoProcessLeft(process.pid)
     }
 
@@ -318,7 +320,7 @@ final class Flag: @unchecked Sendable {
         try await expectNoProcessLeft(process.pid, grandchildren: pids(result, named: "sleeper"))
     }
 
-    @Test(arguments: [Int32(0), 1, 130])
+    @Test(arguments: [Int32(0), 1])
     func aChildThatExitsWithoutATerminalFrameIsIncomplete(_ code: Int32) async throws {
         let process = try shell("\(printLines(header, agentStart, delta)); exit \(code)")
         let dog = Watchdog(process.pid)
@@ -329,6 +331,24 @@ final class Flag: @unchecked Sendable {
         #expect(result.exitCode == code)
         #expect(result.verdict == .incomplete)
         #expect(result.reasons.contains { $0.contains("terminal") }, "\(result.reasons)")
+        #expect(result.violations.map(\.code) == ["unterminated_turn"])
+        try await expectNoProcessLeft(process.pid)
+    }
+
+    /// Exit 130 is cancelled wherever the signal found the harness (the reference exits 130
+    /// after any SIGINT or SIGTERM), here mid-round, before the round settled.
+    @Test func aChildThatExits130MidRoundIsCancelled() async throws {
+        let process = try shell("\(printLines(header, agentStart, delta)); exit 130")
+        let dog = Watchdog(process.pid)
+        let seen = try await all(process)
+        let result = await process.result
+        dog.stop()
+        #expect(seen.count == 3)
+        #expect(result.exitCode == ExitCode.cancelled)
+        #expect(result.verdict == .cancelled, "\(result.reasons)")
+        #expect(result.reasons == ["exit code 130: cancelled in turn 1, before the round settled"])
+        #expect(result.violations.map { "\($0.code) \($0.severity)" } == ["cancelled_in_open_round warning"])
+        #expect(result.conforms)
         try await expectNoProcessLeft(process.pid)
     }
 

@@ -170,11 +170,15 @@ func isDelta(_ frame: Frame) -> Bool {
         #expect(result.halted == nil)
     }
 
+    /// Each scenario, its verdict and exit code, and the warnings (code, turn id) of the
+    /// reference's own paths it takes (conformance/stream/reference/).
     @Test(arguments: [
-        ("chat", Verdict.ok, Int32(0)), ("tools", .ok, 0), ("error", .failed, 1), ("compaction", .ok, 0),
-        ("stuck", .ok, 0), ("big-output", .ok, 0), ("future", .ok, 0),
+        ("chat", Verdict.ok, Int32(0), [String]()), ("tools", .ok, 0, []), ("error", .failed, 1, []),
+        ("compaction", .ok, 0, []), ("stuck", .ok, 0, []), ("big-output", .ok, 0, []), ("future", .ok, 0, []),
+        ("over-window", .ok, 0, ["round_after_fatal_error 3"]),
+        ("skipped-compaction", .ok, 0, ["unpaired_compaction_start 1"]),
     ])
-    func simulatorScenarios(_ scenario: String, _ verdict: Verdict, _ code: Int32) async throws {
+    func simulatorScenarios(_ scenario: String, _ verdict: Verdict, _ code: Int32, _ warnings: [String]) async throws {
         let process = try simulate(scenario)
         let dog = Watchdog(process.pid)
         let seen = try await all(process)
@@ -183,7 +187,9 @@ func isDelta(_ frame: Frame) -> Bool {
         #expect(result.verdict == verdict)
         #expect(result.exitCode == code)
         #expect(result.conforms, "\(result.reasons)")
-        #expect(result.violations.isEmpty && result.skipped.isEmpty)
+        #expect(result.violations.map { "\($0.code) \($0.turnId.map(String.init) ?? "-")" } == warnings)
+        #expect(result.violations.allSatisfy { $0.severity == .warning })
+        #expect(result.skipped.isEmpty)
         #expect(result.frames == UInt64(seen.count) && result.lines == UInt64(seen.count))
         guard case .hepHeader(let first) = seen.first else {
             Issue.record("no header first")
@@ -195,6 +201,10 @@ func isDelta(_ frame: Frame) -> Bool {
         }
         if scenario == "error" {
             #expect(seen.last?.type == "turn_error")
+        }
+        if scenario == "over-window" {
+            #expect(seen.contains { if case .turnError(let e) = $0 { e.fatal } else { false } })
+            #expect(result.lastTerminal == .done)
         }
     }
 
@@ -269,7 +279,9 @@ func isDelta(_ frame: Frame) -> Bool {
         #expect(tail.utf8.count == HepProcess.stderrTailBytes)
         #expect(tail.hasSuffix("xxxLAST\n"), "ends with \(tail.suffix(20).debugDescription)")
         #expect(tail.hasPrefix("xxx"), "starts with \(tail.prefix(20).debugDescription)")
-        #expect(result.verdict == .incomplete)
+        // A header alone, then exit 0: ended before agent_start, and exit 0 needs a turn_done.
+        #expect(result.verdict == .protocolError)
+        #expect(result.violations.map(\.code) == ["ended_before_agent_start", "exit_code_mismatch"])
     }
 
     @Test func strictModeThrowsTheFirstErrorFromFrames() async throws {
