@@ -12,8 +12,14 @@ struct Case: Sendable, CustomTestStringConvertible {
     let group: String
     let url: URL
 
-    /// The path below conformance/.
-    var testDescription: String { "\(group)/\(url.lastPathComponent)" }
+    /// The path below conformance/ (a case in a subfolder, such as stream/reference/, is
+    /// named with it).
+    var testDescription: String {
+        let folder = Conformance.root.appendingPathComponent(group).standardizedFileURL.pathComponents
+        let path = url.standardizedFileURL.pathComponents
+        let below = path.starts(with: folder) ? path.dropFirst(folder.count) : [url.lastPathComponent]
+        return ([group] + below).joined(separator: "/")
+    }
 
     /// The case: a JSON object with a non-empty `description`.
     func load() throws -> JSON {
@@ -395,6 +401,36 @@ func apply(_ w: Writer, _ name: String, _ call: JSON) throws -> String? {
         #expect(throws: HepError.self) { try stream.feed(header + "\n") }
         #expect(stream.halted?.kind == "unsupported_version")
         #expect(Self.complaint("hostile", c) == nil)
+    }
+
+    /// The folders' enumeration goes into subfolders: every case of stream/reference/ and
+    /// stream/limits/ runs, named by its path.
+    @Test func casesInSubfoldersRunToo() throws {
+        let stream = Set(Conformance.cases("stream").map(\.testDescription))
+        for sub in ["reference", "limits"] {
+            let folder = Conformance.root.appendingPathComponent("stream/\(sub)")
+            let own = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+            #expect(!own.isEmpty, "conformance/stream/\(sub)/ holds no case")
+            for file in own {
+                #expect(stream.contains("stream/\(sub)/\(file)"), "stream/\(sub)/\(file) is not run")
+            }
+        }
+    }
+
+    /// Unknown keys of a case are notes: the `reference` of a writer or stream case, and any
+    /// other, change nothing.
+    @Test func unknownKeysOfACaseAreNotes() throws {
+        let noted = [
+            ("writer", "tool-args-unserializable-summary.json"), ("writer", "message-start-non-assistant-opens-no-turn.json"),
+            ("stream", "reference/signal-between-rounds.json"), ("bounds", "args-full-unserializable.json"),
+        ]
+        for (group, name) in noted {
+            let file = Conformance.root.appendingPathComponent("\(group)/\(name)")
+            guard case .object(var c) = try Case(group: group, url: file).load() else { throw CaseError("not an object") }
+            if c["reference"] == nil { c["reference"] = .string("a note") }
+            c["see_also"] = .array([.string("another note")])
+            #expect(Self.complaint(group, .object(c)) == nil, "\(group)/\(name)")
+        }
     }
 
     @Test func jsonEqualityIsStrictAboutTypes() {
