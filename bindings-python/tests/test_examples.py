@@ -2,7 +2,9 @@
 (examples/hostile/emit.sh): every text field it prints, the verdict's reasons, the
 violations and the child's stderr come out with no control character, escape sequence or
 bidi control left raw, and with that text still visible as escapes (the checks are
-examples/hostile/check.py's, shared with the Swift example's test)."""
+examples/hostile/check.py's, shared with the Swift example's test). The example emitter
+(examples/python/emit.py) cancelled at any point; the typing test run as a script (it holds
+the snippets of docs/python.md)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,12 @@ from pathlib import Path
 
 import pytest
 
+import hep
+
 REPO = Path(__file__).resolve().parents[2]
 SUPERVISE = REPO / "examples" / "python" / "supervise.py"
+EMIT = REPO / "examples" / "python" / "emit.py"
+TYPING_USAGE = REPO / "bindings-python" / "tests" / "typing" / "typing_usage.py"
 HOSTILE = REPO / "examples" / "hostile"
 
 spec = importlib.util.spec_from_file_location("hostile_check", HOSTILE / "check.py")
@@ -47,3 +53,34 @@ def test_the_checks_catch_a_raw_escape_a_lone_c1_byte_and_a_missing_field(
     assert check.problems(done.stdout.replace(b"ANSWER:", b"answer:"), done.stderr) == [
         f"stdout does not show {'answer      ANSWER:' + check.SHOWN!r}"
     ]
+
+
+@pytest.mark.parametrize("after", ["hep_header", "agent_start", "message_delta", "tool_delta", "turn_done"])
+def test_the_example_emitter_is_cancelled_wherever_the_signal_lands(after: str) -> None:
+    """Like the reference: `cancelled` only when the signal finds a round streaming, exit 130
+    in every case, and a conforming stream either way."""
+    with hep.spawn([sys.executable, str(EMIT)]) as run:
+        frames = []
+        for frame in run:
+            frames.append(frame)
+            if frame.type == after:
+                run.cancel()
+                break
+        frames += list(run)
+        result = run.wait()
+    assert (result.verdict, result.exit_code, result.conforms) == ("cancelled", 130, True), result.violations
+    assert all(v.code in WHERE_THE_SIGNAL_LANDED for v in result.violations), result.violations
+    types = [f.type for f in frames]
+    if "cancelled" in types:
+        assert types.index("cancelled") == len(types) - 1 and "agent_start" in types
+
+
+WHERE_THE_SIGNAL_LANDED = ("ended_before_agent_start", "cancelled_in_open_round", "cancelled_between_rounds")
+
+
+def test_the_typing_test_runs_as_a_script() -> None:
+    """typing_usage.py, which holds the snippets of docs/python.md, runs against the built
+    package (mypy checks it in `make test`; this runs it)."""
+    done = subprocess.run([sys.executable, str(TYPING_USAGE)], capture_output=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    assert done.stdout.decode().endswith("typing_usage: all good\n")

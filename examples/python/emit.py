@@ -1,8 +1,10 @@
 """A toy harness that prints a HEP v1 stream on stdout with `hep.Writer`.
 
 It plays a two-round run: the assistant says what it will do, reads a file with a tool
-(streamed output and a heartbeat), then gives its answer. On SIGINT or SIGTERM it writes
-`cancelled` and exits 130, as the reference harness does.
+(streamed output and a heartbeat), then gives its answer. On SIGINT or SIGTERM it exits
+130, as the reference harness does; like the reference, it writes `cancelled` first only
+when the signal finds a round streaming (not before `agent_start`, nor after the last
+round).
 
     python examples/python/emit.py                      # the stream, on stdout
     hep check -- python examples/python/emit.py         # checked against the protocol
@@ -34,7 +36,14 @@ def stream_text(out: hep.Writer, text: str) -> None:
 def run(out: hep.Writer) -> None:
     out.header(session="demo-1")
     out.agent_start()
+    try:
+        rounds(out)
+    except KeyboardInterrupt:
+        out.cancelled()  # the signal found a round streaming: the round's terminal frame
+        raise
 
+
+def rounds(out: hep.Writer) -> None:
     # Round 1: some text, then a tool call with streamed output.
     out.message_start()
     intro = "Let me read the notes first."
@@ -72,8 +81,7 @@ def main() -> int:
     try:
         run(out)
     except KeyboardInterrupt:
-        out.cancelled()  # the round's terminal frame; then exit 130
-        return hep.EXIT_CANCELLED
+        return hep.EXIT_CANCELLED  # 130, wherever the signal landed
     return hep.EXIT_OK
 # END writer-main
 
