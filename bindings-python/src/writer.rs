@@ -123,7 +123,8 @@ impl PyWriter {
         })
     }
 
-    /// `message_start`, written only for assistant messages.
+    /// `message_start`, written only for assistant messages (another role writes nothing and
+    /// opens no turn).
     #[pyo3(signature = (role = "assistant"))]
     fn message_start(&mut self, py: Python<'_>, role: &str) -> Written {
         guard(|| put(py, &self.sink, self.emitter.message_start(role)))
@@ -134,7 +135,8 @@ impl PyWriter {
         guard(|| put(py, &self.sink, self.emitter.message_delta(text)))
     }
 
-    /// `tool_start`; `args` (a mapping) keeps its key order in the summary.
+    /// `tool_start`; `args` (a mapping) keeps its key order in the summary; a value holding a
+    /// float JSON cannot write is rendered `[unserializable]`.
     fn tool_start(&mut self, py: Python<'_>, id: &str, name: &str, args: &Bound<'_, PyAny>) -> Written {
         guard(|| {
             let args = args_to_core(args)?;
@@ -142,7 +144,7 @@ impl PyWriter {
         })
     }
 
-    /// `tool_delta`; an empty update writes nothing.
+    /// `tool_delta`; an empty update writes nothing and opens no turn.
     fn tool_delta(&mut self, py: Python<'_>, id: &str, update: &str) -> Written {
         guard(|| put(py, &self.sink, self.emitter.tool_delta(id, update)))
     }

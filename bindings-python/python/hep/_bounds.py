@@ -22,10 +22,13 @@ def utf16_len(text: str) -> int:
 
 def args_summary(args: Args) -> str:
     """Summary-mode `args_summary`: `key=<json>` joined with `", "`, cut at 100 units + `...`.
-    `args` is a mapping or the JSON text of the argument object (key order is kept)."""
+    `args` is a mapping or the JSON text of the argument object (key order is kept). A value
+    holding a float JSON cannot write (`nan`, `inf`; `1e400` in JSON text) is
+    `key=[unserializable]`, as the reference writes it."""
     return _hep.render_args(args, "summary")
 
 
 def args_full(args: Args) -> str:
-    """Full-mode `args_summary` (`events=full`): the arguments' JSON, capped at 4000 units."""
+    """Full-mode `args_summary` (`events=full`): the arguments' JSON, capped at 4000 units;
+    `[unserializable]` when a value holds a float JSON cannot write."""
     return _hep.render_args(args, "full")

@@ -175,9 +175,10 @@ class _CompactionEndDict(TypedDict):
 __version__: Final[str]
 PROTOCOL_VERSION: Final = "v1"
 INTERRUPT_GRACE: Final[float]
-"""Seconds between SIGINT and SIGTERM when cancelling a child."""
+"""Default seconds between SIGINT and SIGTERM when cancelling a child (`interrupt_grace`):
+the reference harness's 10 s settle plus 2 s to drain its stdout and exit."""
 TERMINATE_GRACE: Final[float]
-"""Seconds between SIGTERM and SIGKILL when cancelling a child."""
+"""Default seconds between SIGTERM and SIGKILL when cancelling a child (`terminate_grace`)."""
 STDERR_TAIL_BYTES: Final[int]
 """Bytes of a child's stderr kept (the tail)."""
 EXIT_OK: Final = 0
@@ -784,13 +785,16 @@ class Writer:
     def turn_start(self) -> None:
         """Opens a turn if none is open; writes nothing."""
     def message_start(self, role: str = "assistant") -> Optional[str]:
-        """`message_start`, written only for assistant messages."""
+        """`message_start`, written only for assistant messages (another role writes nothing
+        and opens no turn)."""
     def message_delta(self, text: str) -> Optional[str]:
         """`message_delta` with a chunk of assistant text."""
     def tool_start(self, id: str, name: str, args: Mapping[str, Any]) -> Optional[str]:
-        """`tool_start`; `args` (JSON-serializable values) keeps its key order in the summary."""
+        """`tool_start`; `args` (JSON-serializable values) keeps its key order in the summary.
+        A value holding a float JSON cannot write (`nan`, `inf`) is rendered
+        `[unserializable]`, as the reference does."""
     def tool_delta(self, id: str, update: str) -> Optional[str]:
-        """`tool_delta`; an empty update writes nothing."""
+        """`tool_delta`; an empty update writes nothing and opens no turn."""
     def tool_liveness(
         self,
         id: str,

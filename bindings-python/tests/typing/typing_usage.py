@@ -217,6 +217,17 @@ def bounds_example() -> List[str]:
     return [summary, full]
 
 
+def unserializable_example() -> List[str]:
+    # START unserializable
+    args = {"x": float("nan"), "y": [1, float("inf")], "z": "ok"}
+    summary = hep.args_summary(args)  # 'x=[unserializable], y=[unserializable], z="ok"'
+    full = hep.args_full(args)  # '[unserializable]': one such value and the object fails
+    same = hep.args_summary('{"x":1e400,"y":[1,-1e400],"z":"ok"}')  # past the double range
+    # END unserializable
+    assert same == summary
+    return [summary, full]
+
+
 # -- supervising ------------------------------------------------------------------------
 
 
@@ -237,7 +248,7 @@ def quickstart_example(argv: Sequence[str]) -> hep.RunResult:
 
 def spawn_example(argv: Sequence[str]) -> hep.RunResult:
     # START spawn
-    run = hep.spawn(argv)  # e.g. ["fa", "--output", "events", "fix the test"]
+    run = hep.spawn(argv)  # e.g. ["fa", "--output", "events", "-p", "fix the failing test"]
     print("child pid", run.pid)
     for frame in run:  # each frame as soon as its line is complete
         print(frame.type)
@@ -258,6 +269,31 @@ def cancel_example(argv: Sequence[str]) -> hep.RunResult:
     print(result.verdict, result.exit_code)  # "cancelled" 130 if it was still running
     # END cancel
     return result
+
+
+def graces_example(argv: Sequence[str]) -> hep.RunResult:
+    # START graces
+    # A harness known to settle within 3 s after SIGINT: SIGTERM after 3 s, SIGKILL 1 s later.
+    with hep.spawn(argv, interrupt_grace=3.0, terminate_grace=1.0) as run:
+        print(run.interrupt_grace, run.terminate_grace)  # 3.0 1.0 (defaults: 12.0 2.0)
+        next(run)  # the header
+        run.cancel()  # SIGINT now, SIGTERM 3 s later if it still runs, SIGKILL 1 s after
+        result = run.wait()
+    print(result.verdict, result.exit_code)  # cancelled 130
+    # END graces
+    assert_type(run.interrupt_grace, float)
+    return result
+
+
+def warnings_example(result: hep.RunResult) -> List[str]:
+    # START warnings
+    for v in result.violations:
+        if v.severity == "error":  # the protocol is broken: result.conforms is False
+            print(f"error   line {v.line}: {v.code}: {v.message}")
+        else:  # a path the reference takes (a signal between rounds, ...): judged, not wrong
+            print(f"warning turn {v.turn_id}: {v.code}: {v.message}")
+    # END warnings
+    return [f"{v.severity} {v.code}" for v in result.violations]
 
 
 def result_example(result: hep.RunResult) -> None:
@@ -309,7 +345,7 @@ def constants_example() -> None:
     # START constants
     print(hep.__version__, hep.PROTOCOL_VERSION)  # "0.1.0", "v1"
     print(hep.EXIT_OK, hep.EXIT_FAILED, hep.EXIT_CANCELLED)  # 0 1 130
-    print(hep.INTERRUPT_GRACE, hep.TERMINATE_GRACE)  # 5.0 2.0 (seconds)
+    print(hep.INTERRUPT_GRACE, hep.TERMINATE_GRACE)  # 12.0 2.0 (seconds)
     print(hep.STDERR_TAIL_BYTES)  # 65536
     print(hep.sanitize("\x1b[31mred"))  # \x1b[31mred: visible, harmless on a terminal
     # END constants
@@ -326,6 +362,8 @@ def _rejected(frame: hep.AgentStart, result: hep.RunResult, writer: hep.Writer) 
     result.verdict = "ok"  # type: ignore[misc]
     hep.parse_line(1)  # type: ignore[arg-type]
     writer.tool_liveness("c1", "bash", "heartbeat", "1000")  # type: ignore[arg-type]
+    hep.spawn(["fa"], interrupt_grace="12")  # type: ignore[arg-type]
+    hep.spawn(["fa"], terminate_grace=None)  # type: ignore[arg-type]
     _: int = frame.raw  # type: ignore[assignment]
 
     class Mine(hep.TurnDone):  # type: ignore[misc]
@@ -352,6 +390,7 @@ def main() -> None:
     assert line == SAVED.decode().splitlines()[-1] and data["type"] == "turn_done"
     assert writer_example()[0] == SAVED.decode().splitlines(keepends=True)[0]
     assert bounds_example() == ['path="notes.txt", limit=20', '{"path":"notes.txt"}']
+    assert unserializable_example() == ['x=[unserializable], y=[unserializable], z="ok"', "[unserializable]"]
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "run.hep"
@@ -366,6 +405,16 @@ def main() -> None:
     result_example(result)
     cancelled = cancel_example(argv)
     assert cancelled.verdict in ("ok", "cancelled"), cancelled
+    cancelled = graces_example(argv)
+    assert (cancelled.verdict, cancelled.exit_code, cancelled.conforms) == ("cancelled", 130, True)
+
+    # The spec's example stream, then exit 130: a signal after the last round, which the
+    # reference answers with no `cancelled` frame. Cancelled, the answer kept, one warning.
+    stream = hep.Stream()
+    stream.feed(SAVED)
+    between = stream.finish(exit_code=hep.EXIT_CANCELLED)
+    assert (between.verdict, between.answer, between.conforms) == ("cancelled", "done reading", True)
+    assert warnings_example(between) == ["warning cancelled_between_rounds"]
     result = asyncio.run(aspawn_example(argv))
     assert result.verdict == "ok" and len(result.turns) == 2 and len(result.tool_calls) == 1
     constants_example()
