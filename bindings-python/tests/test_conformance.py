@@ -393,6 +393,23 @@ def test_hostile_runner_rejects_what_it_cannot_check(name: str, mutate: Callable
     assert complaint in str(info.value)
 
 
+def test_cases_in_subfolders_run() -> None:
+    """A folder's subfolders (stream/reference/, stream/limits/) are read like the folder."""
+    ids = [param.id for param in _params()]
+    for folder in ("stream/reference", "stream/limits"):
+        on_disk = sorted(f"{folder}/{p.name}" for p in (ROOT / folder).glob("*.json"))
+        assert on_disk, f"conformance/{folder}/ holds no case"
+        assert sorted(i for i in ids if i.startswith(f"{folder}/")) == on_disk
+
+
+@pytest.mark.parametrize("group", ["bounds", "writer", "stream"])
+def test_unknown_case_keys_are_notes(group: str) -> None:
+    """A key no runner reads (`reference`, where the reference harness does it) is a note."""
+    case = _first(group)
+    case.update(reference="lib/src/cli/hep.dart `HepWriter`", note={"any": ["shape"]})
+    RUNNERS[group](case)
+
+
 def test_runner_rejects_an_empty_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "stream").mkdir()
     (tmp_path / "stream" / "notes.md").write_text("no case here")
