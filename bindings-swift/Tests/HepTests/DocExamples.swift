@@ -124,6 +124,20 @@ import Testing
         #expect(result.verdict == .cancelled && result.exitCode == 130)
     }
 
+    @Test func choosingTheGracePeriods() async throws {
+        // START graces
+        let process = try HepProcess(
+            executableURL: hepBinary, arguments: ["simulate", "--scenario", "cancel-me"],
+            interruptGrace: .seconds(3),  // SIGTERM 3 s after SIGINT, not 12 s
+            terminateGrace: .milliseconds(500))  // SIGKILL 0.5 s after SIGTERM, not 2 s
+        // END graces
+        #expect(process.interruptGrace == .seconds(3) && process.terminateGrace == .milliseconds(500))
+        _ = try await frames(of: process, until: isDelta)
+        process.cancel()
+        let result = await process.result
+        #expect(result.verdict == .cancelled && result.exitCode == 130)
+    }
+
     @Test func boundingARunWithATimeout() async throws {
         // START timeout
         let process = try HepProcess(

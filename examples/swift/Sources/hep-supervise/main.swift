@@ -4,7 +4,10 @@
 // after `--`:
 //
 //     swift run --package-path examples/swift hep-supervise
-//     swift run --package-path examples/swift hep-supervise -- /path/to/harness --flag
+//     swift run --package-path examples/swift hep-supervise -- /path/to/fa --output events -p "fix the test"
+//
+// (the reference harness runs headless with `-p PROMPT`). A Ctrl-C cancels the run with the
+// core's grace periods: SIGTERM 12 s after SIGINT, SIGKILL 2 s after that.
 //
 // The `hep` binary is $HEP_BIN, else target/debug/hep in this repository, else `hep` on
 // PATH. Everything the stream says goes through `sanitize` before it reaches the terminal.
