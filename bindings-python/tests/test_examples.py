@@ -55,6 +55,10 @@ def test_the_checks_catch_a_raw_escape_a_lone_c1_byte_and_a_missing_field(
     ]
 
 
+# The warnings of a run cancelled before agent_start, mid-round, or after a round.
+WHERE_THE_SIGNAL_LANDED = ("ended_before_agent_start", "cancelled_in_open_round", "cancelled_between_rounds")
+
+
 @pytest.mark.parametrize("after", ["hep_header", "agent_start", "message_delta", "tool_delta", "turn_done"])
 def test_the_example_emitter_is_cancelled_wherever_the_signal_lands(after: str) -> None:
     """Like the reference: `cancelled` only when the signal finds a round streaming, exit 130
@@ -73,9 +77,6 @@ def test_the_example_emitter_is_cancelled_wherever_the_signal_lands(after: str) 
     types = [f.type for f in frames]
     if "cancelled" in types:
         assert types.index("cancelled") == len(types) - 1 and "agent_start" in types
-
-
-WHERE_THE_SIGNAL_LANDED = ("ended_before_agent_start", "cancelled_in_open_round", "cancelled_between_rounds")
 
 
 def test_the_typing_test_runs_as_a_script() -> None:

@@ -213,7 +213,7 @@ def test_async_sigint_ignored_escalates_to_sigterm() -> None:
 
 def test_async_sigint_and_sigterm_ignored_escalate_to_sigkill() -> None:
     async def main() -> Any:
-        async with await hep.aspawn(emit("stubborn")) as run:
+        async with await hep.aspawn(emit("stubborn"), terminate_grace=0.3) as run:
             while not isinstance(await anext_within(run), hep.MessageDelta):
                 pass
             await run.cancel(grace=0.2)

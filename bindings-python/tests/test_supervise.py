@@ -171,7 +171,7 @@ def test_cancel_while_the_simulator_is_not_streaming_writes_no_cancelled_frame(h
 
 
 def test_cancel_escalates_to_sigkill_for_a_child_that_ignores_signals() -> None:
-    with hep.spawn(emit("stubborn")) as run:
+    with hep.spawn(emit("stubborn"), terminate_grace=0.3) as run:
         with Watchdog(run.pid) as dog:
             for frame in run:
                 if isinstance(frame, hep.MessageDelta):
@@ -181,7 +181,7 @@ def test_cancel_escalates_to_sigkill_for_a_child_that_ignores_signals() -> None:
             took = time.monotonic() - started
             result = run.wait()
         assert not dog.fired
-    assert 0.2 <= took < 0.2 + hep.TERMINATE_GRACE + 2
+    assert 0.2 + 0.3 <= took < 0.2 + 0.3 + 2
     assert result.exit_code == 128 + signal.SIGKILL
     assert result.verdict == "incomplete"
 
