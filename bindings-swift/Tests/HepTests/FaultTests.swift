@@ -79,10 +79,7 @@ final class Flag: @unchecked Sendable {
         let partial = #"{"type":"message_del"#
         let process = try shell(
             "sleep 300 & echo \"sleeper $!\" >&2; \(printLines(header, agentStart)); printf '%s' '\(partial)'; kill -9 $$")
-        let dog = Watchdog(process.pid)
-        let seen = try await all(process)
-        let result = await process.result
-        dog.stop()
+        let (seen, result) = try await watched(process)
         #expect(seen.map(\.type) == ["hep_header", "agent_start"])
         #expect(result.exitCode == 137)
         #expect(result.verdict == .incomplete)
@@ -143,10 +140,7 @@ final class Flag: @unchecked Sendable {
 
     @Test func aChildThatClosesStdoutAndNeverExitsIsEndedByTheTimeout() async throws {
         let process = try shell("\(printLines(header, agentStart)); exec >&-; exec sleep 300", timeout: .milliseconds(300))
-        let dog = Watchdog(process.pid)
-        let seen = try await all(process)
-        let result = await process.result
-        dog.stop()
+        let (seen, result) = try await watched(process)
         #expect(seen.count == 2)
         #expect(process.timedOut)
         // SIGINT killed it (exit 130) in round 1: cancelled, though the round never settled.
@@ -323,10 +317,7 @@ final class Flag: @unchecked Sendable {
     @Test(arguments: [Int32(0), 1])
     func aChildThatExitsWithoutATerminalFrameIsIncomplete(_ code: Int32) async throws {
         let process = try shell("\(printLines(header, agentStart, delta)); exit \(code)")
-        let dog = Watchdog(process.pid)
-        let seen = try await all(process)
-        let result = await process.result
-        dog.stop()
+        let (seen, result) = try await watched(process)
         #expect(seen.count == 3)
         #expect(result.exitCode == code)
         #expect(result.verdict == .incomplete)
@@ -339,10 +330,7 @@ final class Flag: @unchecked Sendable {
     /// after any SIGINT or SIGTERM), here mid-round, before the round settled.
     @Test func aChildThatExits130MidRoundIsCancelled() async throws {
         let process = try shell("\(printLines(header, agentStart, delta)); exit 130")
-        let dog = Watchdog(process.pid)
-        let seen = try await all(process)
-        let result = await process.result
-        dog.stop()
+        let (seen, result) = try await watched(process)
         #expect(seen.count == 3)
         #expect(result.exitCode == ExitCode.cancelled)
         #expect(result.verdict == .cancelled, "\(result.reasons)")
@@ -356,10 +344,7 @@ final class Flag: @unchecked Sendable {
         let process = try HepProcess(
             executableURL: hepBinary, arguments: ["simulate", "--scenario", "cancel-me", "--speed", "1"],
             timeout: .milliseconds(500))
-        let dog = Watchdog(process.pid)
-        let seen = try await all(process)
-        let result = await process.result
-        dog.stop()
+        let (seen, result) = try await watched(process)
         #expect(process.timedOut)
         #expect(seen.last?.type == "cancelled")
         #expect(result.verdict == .cancelled)

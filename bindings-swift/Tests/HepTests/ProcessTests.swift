@@ -108,6 +108,14 @@ func all(_ process: HepProcess) async throws -> [Frame] {
     return seen
 }
 
+/// Every frame of `process`, then its result, read under a `Watchdog`.
+func watched(_ process: HepProcess) async throws -> (frames: [Frame], result: RunResult) {
+    let dog = Watchdog(process.pid)
+    defer { dog.stop() }
+    let seen = try await all(process)
+    return (seen, await process.result)
+}
+
 func isDelta(_ frame: Frame) -> Bool {
     if case .messageDelta = frame { return true }
     if case .toolDelta = frame { return true }
@@ -156,10 +164,7 @@ func isDelta(_ frame: Frame) -> Bool {
     @Test func aChildKilledMidLineIsIncomplete() async throws {
         let partial = #"{"type":"message_del"#
         let process = try shell("printf '%s\\n' '\(header)' '\(agentStart)'; printf '%s' '\(partial)'; kill -9 $$")
-        let dog = Watchdog(process.pid)
-        let seen = try await all(process)
-        let result = await process.result
-        dog.stop()
+        let (seen, result) = try await watched(process)
         #expect(seen.map(\.type) == ["hep_header", "agent_start"])
         #expect(result.exitCode == ExitCode.forSignal(SIGKILL))
         #expect(result.exitCode == 137)
@@ -180,10 +185,7 @@ func isDelta(_ frame: Frame) -> Bool {
     ])
     func simulatorScenarios(_ scenario: String, _ verdict: Verdict, _ code: Int32, _ warnings: [String]) async throws {
         let process = try simulate(scenario)
-        let dog = Watchdog(process.pid)
-        let seen = try await all(process)
-        let result = await process.result
-        dog.stop()
+        let (seen, result) = try await watched(process)
         #expect(result.verdict == verdict)
         #expect(result.exitCode == code)
         #expect(result.conforms, "\(result.reasons)")

@@ -134,10 +134,7 @@ func isLastDone(_ frame: Frame) -> Bool {
     /// turn_error is `failed`, not a protocol error, and the answer is kept.
     @Test func exit1AfterTheLastTurnDoneIsFailedWithTheAnswerKept() async throws {
         let process = try shell("\(printAll(try twoRoundRun())); echo 'failed while saving the session' >&2; exit 1")
-        let dog = Watchdog(process.pid)
-        let seen = try await all(process)
-        let result = await process.result
-        dog.stop()
+        let (seen, result) = try await watched(process)
         #expect(seen.last?.type == "turn_done")
         #expect(!seen.contains { $0.type == "turn_error" })
         #expect(result.exitCode == ExitCode.failed)
@@ -154,10 +151,7 @@ func isLastDone(_ frame: Frame) -> Bool {
     /// harness compacts and carries on; the run ends with turn_done and exit 0: `ok`.
     @Test func anOverWindowContinuationIsOk() async throws {
         let process = try shell("\(printAll(try twoRoundRun(overWindow: true))); exit 0")
-        let dog = Watchdog(process.pid)
-        let seen = try await all(process)
-        let result = await process.result
-        dog.stop()
+        let (seen, result) = try await watched(process)
         #expect(seen.dropFirst().map { "\($0.type)(\($0.turnId ?? 0))" } == [
             "agent_start(1)", "message_start(1)", "message_delta(1)", "tool_start(1)", "tool_delta(1)", "turn_done(1)",
             "turn_error(2)", "compaction_start(3)", "compaction_end(3)", "message_start(3)", "message_delta(3)",
