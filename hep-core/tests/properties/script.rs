@@ -251,22 +251,23 @@ pub(crate) fn play(script: &Script) -> Result<Played, TestCaseError> {
                     turn.text.push_str(delta);
                 }
                 Step::ToolStart { id, name, args } => {
+                    // A second tool_start for an id the round started is a duplicate_tool_call:
+                    // a well-formed script never writes one.
+                    if started.contains(id) {
+                        continue;
+                    }
                     let args = args.clone().into();
                     put(&mut lines, w.tool_start(id, name, &args), true)?;
-                    let args_summary = bounds::render_args(&args, script.mode);
-                    match turn.tool(id) {
-                        Some(tool) => tool.args_summary = args_summary,
-                        None => turn.tools.push(ToolExpect {
-                            id: id.clone(),
-                            name: name.clone(),
-                            args_summary,
-                            status: ToolStatus::Running,
-                            output: String::new(),
-                            result: None,
-                            followups: Vec::new(),
-                            last_action: None,
-                        }),
-                    }
+                    turn.tools.push(ToolExpect {
+                        id: id.clone(),
+                        name: name.clone(),
+                        args_summary: bounds::render_args(&args, script.mode),
+                        status: ToolStatus::Running,
+                        output: String::new(),
+                        result: None,
+                        followups: Vec::new(),
+                        last_action: None,
+                    });
                     started.push(id.clone());
                 }
                 Step::ToolDelta { call, update } => {
