@@ -211,6 +211,7 @@ impl Stream {
             skipped_count: self.skipped_count,
             untracked_calls: self.validator.untracked_calls(),
             lines: self.lines_read,
+            supervision: None,
         }
     }
 

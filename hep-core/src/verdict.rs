@@ -65,6 +65,10 @@ pub struct RunResult {
     pub untracked_calls: u64,
     /// Lines read (complete or skipped), up to a halt.
     pub lines: u64,
+    /// How the run was supervised, when a [`Supervisor`](crate::supervise::Supervisor)
+    /// ran it (who cancelled, the signals, the stderr tail).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub supervision: Option<crate::supervise::Supervision>,
 }
 
 /// Most findings quoted in [`RunResult::reasons`].

@@ -44,6 +44,11 @@ fn hostile() {
     support::run_group("hostile");
 }
 
+#[test]
+fn supervise() {
+    support::run_group("supervise");
+}
+
 /// The hostile runner refuses a case it cannot check: an unknown form or outcome, a key of
 /// another kind of case, a malformed `allowed`, or an outcome other than the chosen one.
 #[test]

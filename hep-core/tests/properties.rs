@@ -1,5 +1,6 @@
 //! Property tests of `hep-core`: frame round-trips, writer output against the validator,
-//! chunking invariance of [`hep_core::Stream`], hostile input and the UTF-16 bounds.
+//! chunking invariance of [`hep_core::Stream`], hostile input, the UTF-16 bounds and the
+//! supervision state machine under any order of events.
 //!
 //! Run with `cargo test -p hep-core --test properties`. Failures are not persisted to disk;
 //! proptest prints the minimal failing input.
@@ -24,3 +25,6 @@ mod hostile;
 
 #[path = "properties/bounds.rs"]
 mod bounds;
+
+#[path = "properties/supervise.rs"]
+mod supervise;

@@ -5,6 +5,7 @@ mod bounds;
 mod hostile;
 mod lines;
 pub(crate) mod stream;
+mod supervise;
 mod writer;
 
 use base64::Engine as _;
@@ -18,8 +19,8 @@ pub(crate) type Res<T = ()> = Result<T, String>;
 /// Checks one case.
 type Runner = fn(&Value) -> Res;
 
-/// The seven folders of `conformance/`, each with the runner of its cases.
-const GROUPS: [(&str, Runner); 7] = [
+/// The eight folders of `conformance/`, each with the runner of its cases.
+const GROUPS: [(&str, Runner); 8] = [
     ("encode", lines::encode),
     ("decode", lines::decode),
     ("reject", lines::reject),
@@ -27,6 +28,7 @@ const GROUPS: [(&str, Runner); 7] = [
     ("writer", writer::run),
     ("stream", stream::run),
     ("hostile", hostile::run),
+    ("supervise", supervise::run),
 ];
 
 pub(crate) fn root() -> PathBuf {
@@ -68,7 +70,7 @@ pub(crate) fn run_mutated(group: &str, name: &str, mutate: impl FnOnce(&mut Valu
     run(&case)
 }
 
-/// `conformance/` holds the README and the seven folders, nothing else.
+/// `conformance/` holds the README and the eight folders, nothing else.
 pub(crate) fn check_layout() {
     let mut problems = Vec::new();
     match std::fs::read_dir(root()) {

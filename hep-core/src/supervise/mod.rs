@@ -10,9 +10,28 @@
 //! So a supervisor sends SIGINT first and waits [`INTERRUPT_GRACE`]: the settle bound plus
 //! [`DRAIN_ALLOWANCE`] for the drain and the exit. Only then SIGTERM, and after
 //! [`TERMINATE_GRACE`] SIGKILL, which no process can ignore.
+//!
+//! # The state machine
+//!
+//! [`Supervisor`] holds the whole policy of running a harness: reading its stdout into a
+//! [`Stream`](crate::Stream), its stderr into lines and a [`Tail`], the cancel ladder, the
+//! total and idle timeouts, the drain after the child exits, backpressure, and the verdict.
+//! It does no I/O (the pattern of quinn-proto's `Connection`): a driver tells it what
+//! happened and what time it is, carries out its [`Action`]s (signals to the child's
+//! process group, pausing stdout, closing the pipes), hands its [`Notice`]s (frames,
+//! reports, stderr lines) to the user, and wakes it at [`Supervisor::deadline`].
 
-use std::collections::VecDeque;
 use std::time::Duration;
+
+mod lines;
+mod machine;
+mod options;
+mod tail;
+
+pub use lines::StderrLines;
+pub use machine::{Action, Notice, SentSignal, SignalStep, Supervision, Supervisor};
+pub use options::{CancelReason, ExitStatus, Signal, SuperviseOptions};
+pub use tail::Tail;
 
 /// How long the reference waits for an interrupted run to settle before it exits 130.
 pub const REFERENCE_SETTLE: Duration = Duration::from_secs(10);
@@ -25,6 +44,14 @@ pub const INTERRUPT_GRACE: Duration = Duration::from_secs(REFERENCE_SETTLE.as_se
 pub const TERMINATE_GRACE: Duration = Duration::from_secs(2);
 /// Bytes of the child's stderr kept (the most recent ones).
 pub const STDERR_TAIL_BYTES: usize = 64 << 10;
+/// After the child exits, how long its pipes are still read (a process it left behind,
+/// outside its group, may hold them open; the reading stops then).
+pub const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
+/// Longest stderr line handed over live, in bytes; a longer line is cut there.
+pub const MAX_STDERR_LINE: usize = 16 << 10;
+/// Bytes of frames and stderr lines waiting for the consumer above which stdout is no
+/// longer read (the child then blocks on a full pipe); reading resumes at half of it.
+pub const PAUSE_AT_BYTES: usize = 1 << 20;
 
 /// Exit code of a run whose last terminal frame is `turn_done`.
 pub const EXIT_OK: i32 = 0;
@@ -39,61 +66,9 @@ pub fn exit_code_for_signal(signal: i32) -> i32 {
     128i32.saturating_add(signal)
 }
 
-/// The last [`STDERR_TAIL_BYTES`] (or another cap) of a byte stream.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Tail {
-    cap: usize,
-    bytes: VecDeque<u8>,
-    dropped: u64,
-}
-
-impl Default for Tail {
-    fn default() -> Self {
-        Self::new(STDERR_TAIL_BYTES)
-    }
-}
-
-impl Tail {
-    /// An empty tail keeping at most `cap` bytes.
-    pub fn new(cap: usize) -> Self {
-        Self { cap, bytes: VecDeque::new(), dropped: 0 }
-    }
-
-    /// Appends `chunk`, forgetting the oldest bytes beyond the cap.
-    pub fn push(&mut self, chunk: &[u8]) {
-        let keep = chunk.len().min(self.cap);
-        let skip = chunk.len() - keep;
-        self.bytes.extend(chunk.get(skip..).unwrap_or_default());
-        let over = self.bytes.len().saturating_sub(self.cap);
-        self.bytes.drain(..over);
-        self.dropped = self.dropped.saturating_add((skip + over) as u64);
-    }
-
-    /// Bytes forgotten so far.
-    pub fn dropped(&self) -> u64 {
-        self.dropped
-    }
-
-    /// The kept bytes as text (invalid UTF-8, such as a character cut at the start, as U+FFFD).
-    pub fn text(&self) -> String {
-        let (a, b) = self.bytes.as_slices();
-        String::from_utf8_lossy(&[a, b].concat()).into_owned()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tail_keeps_the_most_recent_bytes() {
-        let mut tail = Tail::new(5);
-        tail.push(b"abc");
-        tail.push(b"defg");
-        assert_eq!((tail.text().as_str(), tail.dropped()), ("cdefg", 2));
-        tail.push(b"0123456789");
-        assert_eq!((tail.text().as_str(), tail.dropped()), ("56789", 12));
-    }
 
     #[test]
     fn the_first_signal_outlasts_the_reference_settle_and_drain() {

@@ -1,0 +1,453 @@
+//! [`Supervisor`]: the whole policy of running a harness, as a state machine without I/O.
+
+use super::{CancelReason, ExitStatus, Signal, StderrLines, SuperviseOptions, Tail};
+use crate::stream::{Event, Stream};
+use crate::verdict::RunResult;
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::time::Duration;
+
+/// What the driver must do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Send `step.signal` to the child's process group (a step of a cancel).
+    Signal(SignalStep),
+    /// The child exited: send SIGKILL to its process group, so that nothing it left there
+    /// outlives it.
+    KillGroup,
+    /// Stop reading stdout: the consumer is behind (the child will block on a full pipe).
+    PauseStdout,
+    /// Read stdout again.
+    ResumeStdout,
+    /// Stop reading and close both pipes: the drain after the child's exit is over (a
+    /// process outside the group may hold them open).
+    ClosePipes,
+}
+
+/// A step of the cancel ladder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SignalStep {
+    /// The signal to send.
+    pub signal: Signal,
+    /// Why the run is being cancelled.
+    pub reason: CancelReason,
+    /// The step that follows if the child has not exited by then, and the wait before it
+    /// (`None` after SIGKILL).
+    pub next: Option<(Signal, Duration)>,
+}
+
+/// What the user is told, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    /// A frame, violation, skipped line or halt of the stdout stream.
+    Event(Event),
+    /// A line of the child's stderr (without its line end).
+    Stderr(String),
+}
+
+/// A signal the supervisor had sent, and when.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SentSignal {
+    /// Milliseconds after the supervisor started.
+    pub at_ms: u64,
+    /// The signal.
+    pub signal: Signal,
+}
+
+/// How a supervised run went, besides what its stream says ([`RunResult::supervision`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Supervision {
+    /// The timeout ran out and cancelled the run.
+    pub timed_out: bool,
+    /// Who cancelled the run, when it was cancelled.
+    pub cancelled_by: Option<CancelReason>,
+    /// The cancel's signals, in order.
+    pub signals: Vec<SentSignal>,
+    /// The end of the child's stderr (at most [`SuperviseOptions::stderr_tail_bytes`]).
+    pub stderr_tail: String,
+    /// Bytes of stderr before the tail, not kept.
+    pub stderr_dropped: u64,
+    /// Frames, reports and stderr lines not handed to the consumer because it fell far
+    /// behind while the child was being cancelled or drained (the result still counts them).
+    pub notices_dropped: u64,
+    /// Milliseconds from the start to the end of the run.
+    pub duration_ms: u64,
+}
+
+/// The policy of running one harness: told what happened and when, it answers with
+/// [`Action`]s for the driver and [`Notice`]s for the user, and the next deadline.
+///
+/// Times are [`Duration`]s since any fixed origin (a driver passes its monotonic clock); a
+/// time earlier than one already seen counts as that one. Every method that takes `now`
+/// first handles the deadlines that passed before it, in order.
+///
+/// A driver's loop, here on a made-up clock:
+///
+/// ```
+/// use hep_core::supervise::{Action, CancelReason, ExitStatus, Notice, SuperviseOptions, Supervisor};
+/// use std::time::Duration;
+///
+/// let ms = Duration::from_millis;
+/// let mut sup = Supervisor::new(SuperviseOptions::default(), ms(0));
+/// sup.stdout(ms(5), b"{\"type\":\"hep_header\",\"hep\":\"v1\",\"fah\":\"1\",\"session\":\"s\"}\n");
+/// sup.cancel(ms(10), CancelReason::User);
+/// // The driver sends SIGINT to the child's process group...
+/// assert!(matches!(sup.poll_action(), Some(Action::Signal(step)) if step.signal.name() == "SIGINT"));
+/// // ... and would wake the supervisor at its deadline: SIGTERM 12 s later.
+/// assert_eq!(sup.deadline(), Some(ms(12_010)));
+/// // The child exits 130; its pipes close.
+/// sup.exited(ms(400), ExitStatus::Code(130));
+/// assert_eq!(sup.poll_action(), Some(Action::KillGroup));
+/// sup.stdout_closed(ms(400));
+/// sup.stderr_closed(ms(400));
+/// while let Some(notice) = sup.poll_notice() {
+///     if let Notice::Event(event) = notice { /* hand the frame to the user */ }
+/// }
+/// let result = sup.result().expect("finished");
+/// assert_eq!(result.verdict.as_str(), "cancelled");
+/// ```
+#[derive(Debug)]
+pub struct Supervisor {
+    options: SuperviseOptions,
+    /// The stdout stream; taken to make the result.
+    stream: Option<Stream>,
+    stderr_lines: StderrLines,
+    tail: Tail,
+    start: Duration,
+    now: Duration,
+    stdout_open: bool,
+    stderr_open: bool,
+    paused: bool,
+    exit: Option<ExitStatus>,
+    drain_until: Option<Duration>,
+    cancelled_by: Option<CancelReason>,
+    /// The signals of the cancel not sent yet.
+    ladder: Vec<Signal>,
+    next_step_at: Option<Duration>,
+    timeout_at: Option<Duration>,
+    timed_out: bool,
+    idle_at: Option<Duration>,
+    signals: Vec<SentSignal>,
+    actions: VecDeque<Action>,
+    notices: VecDeque<Notice>,
+    pending: usize,
+    notices_dropped: u64,
+    result: Option<RunResult>,
+}
+
+/// Waiting bytes past which notices are dropped, whatever the pause threshold.
+const MIN_DROP_AT: usize = 1 << 20;
+
+/// Bytes a notice is counted as while it waits (its text plus a fixed overhead).
+fn size(notice: &Notice) -> usize {
+    64 + match notice {
+        Notice::Event(Event::Frame(r)) => r.raw.len(),
+        Notice::Event(Event::Violation(v)) => v.message.len(),
+        Notice::Event(Event::Skipped(e) | Event::Halted(e)) => e.to_string().len(),
+        Notice::Stderr(line) => line.len(),
+    }
+}
+
+/// `d` in seconds, as short as it goes (`300`, `0.25`).
+fn seconds(d: Duration) -> String {
+    format!("{}", d.as_secs_f64())
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+impl Supervisor {
+    /// A supervisor for a child started at `now`.
+    pub fn new(options: SuperviseOptions, now: Duration) -> Self {
+        Self {
+            stream: Some(Stream::new(options.stream)),
+            stderr_lines: StderrLines::new(options.max_stderr_line),
+            tail: Tail::new(options.stderr_tail_bytes),
+            start: now,
+            now,
+            stdout_open: true,
+            stderr_open: true,
+            paused: false,
+            exit: None,
+            drain_until: None,
+            cancelled_by: None,
+            ladder: Vec::new(),
+            next_step_at: None,
+            timeout_at: options.timeout.map(|t| now.saturating_add(t)),
+            timed_out: false,
+            idle_at: options.idle_timeout.map(|t| now.saturating_add(t)),
+            signals: Vec::new(),
+            actions: VecDeque::new(),
+            notices: VecDeque::new(),
+            pending: 0,
+            notices_dropped: 0,
+            result: None,
+            options,
+        }
+    }
+
+    /// The options the run is supervised with.
+    pub fn options(&self) -> &SuperviseOptions {
+        &self.options
+    }
+
+    /// The stdout stream as read so far (`None` once finished: see [`Supervisor::result`]).
+    pub fn stream(&self) -> Option<&Stream> {
+        self.stream.as_ref()
+    }
+
+    /// Bytes the child wrote on stdout.
+    pub fn stdout(&mut self, now: Duration, bytes: &[u8]) {
+        self.advance(now);
+        let Some(stream) = self.stream.as_mut().filter(|_| self.stdout_open) else { return };
+        let mut events = Vec::new();
+        stream.feed_into(bytes, &mut events);
+        self.queue_events(events);
+        let stop = self.pending > self.options.pause_at_bytes && self.cancelled_by.is_none() && self.exit.is_none();
+        if stop && !self.paused {
+            self.paused = true;
+            self.actions.push_back(Action::PauseStdout);
+        }
+    }
+
+    /// Bytes the child wrote on stderr.
+    pub fn stderr(&mut self, now: Duration, bytes: &[u8]) {
+        self.advance(now);
+        if !self.stderr_open || self.result.is_some() {
+            return;
+        }
+        self.tail.push(bytes);
+        let mut lines = Vec::new();
+        self.stderr_lines.push(bytes, |line| lines.push(line));
+        for line in lines {
+            self.queue(Notice::Stderr(line));
+        }
+    }
+
+    /// The child's stdout reached its end.
+    pub fn stdout_closed(&mut self, now: Duration) {
+        self.advance(now);
+        self.close_stdout();
+        self.maybe_finish();
+    }
+
+    /// The child's stderr reached its end.
+    pub fn stderr_closed(&mut self, now: Duration) {
+        self.advance(now);
+        self.close_stderr();
+        self.maybe_finish();
+    }
+
+    /// The child exited (the driver reaped it).
+    pub fn exited(&mut self, now: Duration, status: ExitStatus) {
+        self.advance(now);
+        if self.exit.is_some() {
+            return;
+        }
+        self.exit = Some(status);
+        self.next_step_at = None;
+        self.actions.push_back(Action::KillGroup);
+        self.resume();
+        if self.stdout_open || self.stderr_open {
+            self.drain_until = Some(self.now.saturating_add(self.options.drain));
+        }
+        self.maybe_finish();
+    }
+
+    /// Asks for the run to be cancelled. The first request sends SIGINT, then SIGTERM and
+    /// SIGKILL after their graces while the child runs; a later request from the user
+    /// takes the next step at once (a timeout or idleness never hurries a cancel under way).
+    pub fn cancel(&mut self, now: Duration, reason: CancelReason) {
+        self.cancel_within(now, reason, None);
+    }
+
+    /// [`Supervisor::cancel`], waiting `interrupt_grace` (instead of the option's) after
+    /// SIGINT when this request starts the cancel.
+    pub fn cancel_within(&mut self, now: Duration, reason: CancelReason, interrupt_grace: Option<Duration>) {
+        self.advance(now);
+        if self.exit.is_some() || self.result.is_some() {
+            return;
+        }
+        match self.cancelled_by {
+            None => {
+                self.cancelled_by = Some(reason);
+                self.ladder = vec![Signal::Kill, Signal::Terminate, Signal::Interrupt];
+                self.resume();
+                self.step(interrupt_grace);
+            }
+            Some(_) if reason == CancelReason::User => self.step(None),
+            Some(_) => {}
+        }
+    }
+
+    /// Handles every deadline up to `now` (call it when [`Supervisor::deadline`] is reached).
+    pub fn tick(&mut self, now: Duration) {
+        self.advance(now);
+    }
+
+    /// When to call [`Supervisor::tick`] next, if anything is waiting for a time.
+    pub fn deadline(&self) -> Option<Duration> {
+        if self.result.is_some() {
+            return None;
+        }
+        if self.exit.is_some() {
+            return self.drain_until;
+        }
+        let waiting = if self.cancelled_by.is_none() { [self.timeout_at, self.idle_at] } else { [None, None] };
+        waiting.into_iter().chain([self.next_step_at]).flatten().min()
+    }
+
+    /// The next thing the driver must do.
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    /// The next thing to tell the user.
+    pub fn poll_notice(&mut self) -> Option<Notice> {
+        let notice = self.notices.pop_front()?;
+        self.pending = self.pending.saturating_sub(size(&notice));
+        if self.paused && self.pending <= self.options.pause_at_bytes / 2 {
+            self.resume();
+        }
+        Some(notice)
+    }
+
+    /// Whether stdout is paused for the consumer.
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
+    /// The run's result, once the child has exited and its pipes are closed or drained
+    /// (with [`RunResult::supervision`] set).
+    pub fn result(&self) -> Option<&RunResult> {
+        self.result.as_ref()
+    }
+
+    /// True once the result is known (notices may still be waiting).
+    pub fn is_finished(&self) -> bool {
+        self.result.is_some()
+    }
+
+    /// Moves the clock to `now`, handling every deadline passed on the way, in order.
+    fn advance(&mut self, now: Duration) {
+        while let Some(due) = self.deadline().filter(|&due| due <= now) {
+            self.now = self.now.max(due);
+            self.fire(due);
+        }
+        self.now = self.now.max(now);
+    }
+
+    /// Handles the deadline `due` (each branch clears what made it due).
+    fn fire(&mut self, due: Duration) {
+        if self.exit.is_some() {
+            self.drain_until = None;
+            self.actions.push_back(Action::ClosePipes);
+            self.close_stdout();
+            self.close_stderr();
+            self.maybe_finish();
+        } else if self.next_step_at == Some(due) {
+            self.next_step_at = None;
+            self.step(None);
+        } else if self.timeout_at == Some(due) {
+            self.timeout_at = None;
+            self.timed_out = true;
+            self.cancel_within(due, CancelReason::Timeout, None);
+        } else {
+            self.idle_at = None;
+            self.cancel_within(due, CancelReason::Idle, None);
+        }
+    }
+
+    /// Sends the next signal of the cancel; `grace` replaces the interrupt grace.
+    fn step(&mut self, grace: Option<Duration>) {
+        let (Some(signal), Some(reason)) = (self.ladder.pop(), self.cancelled_by) else { return };
+        let wait = match signal {
+            Signal::Interrupt => grace.unwrap_or(self.options.interrupt_grace),
+            Signal::Terminate => self.options.terminate_grace,
+            Signal::Kill => Duration::ZERO,
+        };
+        let next = self.ladder.last().map(|&next| (next, wait));
+        self.next_step_at = next.map(|_| self.now.saturating_add(wait));
+        self.signals.push(SentSignal { at_ms: millis(self.now.saturating_sub(self.start)), signal });
+        self.actions.push_back(Action::Signal(SignalStep { signal, reason, next }));
+    }
+
+    fn resume(&mut self) {
+        if self.paused {
+            self.paused = false;
+            self.actions.push_back(Action::ResumeStdout);
+        }
+    }
+
+    fn close_stdout(&mut self) {
+        if self.stdout_open {
+            self.stdout_open = false;
+            let events = self.stream.as_mut().map(Stream::end_input).unwrap_or_default();
+            self.queue_events(events);
+        }
+    }
+
+    fn close_stderr(&mut self) {
+        if self.stderr_open {
+            self.stderr_open = false;
+            if let Some(line) = self.stderr_lines.finish() {
+                self.queue(Notice::Stderr(line));
+            }
+        }
+    }
+
+    fn queue_events(&mut self, events: Vec<Event>) {
+        for event in events {
+            if let (Event::Frame(_), Some(idle)) = (&event, self.options.idle_timeout) {
+                self.idle_at = Some(self.now.saturating_add(idle));
+            }
+            self.queue(Notice::Event(event));
+        }
+    }
+
+    /// Queues `notice` for the user. Far past the pause threshold (stderr is never paused,
+    /// and a cancel or the drain reads stdout regardless), it is counted instead, so memory
+    /// stays bounded whatever the child writes.
+    fn queue(&mut self, notice: Notice) {
+        let halt = matches!(notice, Notice::Event(Event::Halted(_)));
+        let cap = self.options.pause_at_bytes.saturating_mul(16).max(MIN_DROP_AT);
+        if self.pending > cap && !halt {
+            self.notices_dropped += 1;
+            return;
+        }
+        self.pending = self.pending.saturating_add(size(&notice));
+        self.notices.push_back(notice);
+    }
+
+    fn maybe_finish(&mut self) {
+        let Some(status) = self.exit else { return };
+        if self.stdout_open || self.stderr_open {
+            return;
+        }
+        let Some(stream) = self.stream.take() else { return };
+        let mut result = stream.finish(Some(status.code()));
+        if let Some(reason) = self.cancelled_by {
+            let why = match reason {
+                CancelReason::User => "cancelled on request".to_owned(),
+                CancelReason::Timeout => {
+                    format!("timed out after {} s", seconds(self.options.timeout.unwrap_or_default()))
+                }
+                CancelReason::Idle => {
+                    format!("idle for {} s: no frame", seconds(self.options.idle_timeout.unwrap_or_default()))
+                }
+            };
+            result.reasons.insert(0, format!("the supervisor cancelled the run: {why}"));
+        }
+        result.supervision = Some(Supervision {
+            timed_out: self.timed_out,
+            cancelled_by: self.cancelled_by,
+            signals: std::mem::take(&mut self.signals),
+            stderr_tail: self.tail.text(),
+            stderr_dropped: self.tail.dropped(),
+            notices_dropped: self.notices_dropped,
+            duration_ms: millis(self.now.saturating_sub(self.start)),
+        });
+        self.result = Some(result);
+    }
+}
