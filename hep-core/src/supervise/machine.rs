@@ -36,15 +36,6 @@ pub struct SignalStep {
     pub next: Option<(Signal, Duration)>,
 }
 
-/// What the user is told, in order.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Notice {
-    /// A frame, violation, skipped line or halt of the stdout stream.
-    Event(Event),
-    /// A line of the child's stderr (without its line end).
-    Stderr(String),
-}
-
 /// A signal the supervisor had sent, and when.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct SentSignal {
@@ -67,15 +58,17 @@ pub struct Supervision {
     pub stderr_tail: String,
     /// Bytes of stderr before the tail, not kept.
     pub stderr_dropped: u64,
-    /// Frames, reports and stderr lines not handed to the consumer because it fell far
-    /// behind while the child was being cancelled or drained (the result still counts them).
+    /// Events (frames, reports) and stderr lines not handed to the consumer because it fell
+    /// far behind (stdout read on through a cancel or the drain, or a stderr flood); the
+    /// result still counts what the events said.
     pub notices_dropped: u64,
     /// Milliseconds from the start to the end of the run.
     pub duration_ms: u64,
 }
 
 /// The policy of running one harness: told what happened and when, it answers with
-/// [`Action`]s for the driver and [`Notice`]s for the user, and the next deadline.
+/// [`Action`]s for the driver, [`Event`]s of the stdout stream and stderr lines for the
+/// user (two queues: stderr lines never wait behind events), and the next deadline.
 ///
 /// Times are [`Duration`]s since any fixed origin (a driver passes its monotonic clock); a
 /// time earlier than one already seen counts as that one. Every method that takes `now`
@@ -84,7 +77,8 @@ pub struct Supervision {
 /// A driver's loop, here on a made-up clock:
 ///
 /// ```
-/// use hep_core::supervise::{Action, CancelReason, ExitStatus, Notice, SuperviseOptions, Supervisor};
+/// use hep_core::supervise::{Action, CancelReason, ExitStatus, SuperviseOptions, Supervisor};
+/// use hep_core::Event;
 /// use std::time::Duration;
 ///
 /// let ms = Duration::from_millis;
@@ -100,8 +94,8 @@ pub struct Supervision {
 /// assert_eq!(sup.poll_action(), Some(Action::KillGroup));
 /// sup.stdout_closed(ms(400));
 /// sup.stderr_closed(ms(400));
-/// while let Some(notice) = sup.poll_notice() {
-///     if let Notice::Event(event) = notice { /* hand the frame to the user */ }
+/// while let Some(event) = sup.poll_event() {
+///     if let Event::Frame(received) = event { /* hand the frame to the user */ }
 /// }
 /// let result = sup.result().expect("finished");
 /// assert_eq!(result.verdict.as_str(), "cancelled");
@@ -129,8 +123,12 @@ pub struct Supervisor {
     idle_at: Option<Duration>,
     signals: Vec<SentSignal>,
     actions: VecDeque<Action>,
-    notices: VecDeque<Notice>,
+    events: VecDeque<Event>,
+    /// Bytes the waiting events are counted as.
     pending: usize,
+    stderr: VecDeque<String>,
+    /// Bytes of the waiting stderr lines.
+    stderr_pending: usize,
     notices_dropped: u64,
     result: Option<RunResult>,
 }
@@ -138,13 +136,12 @@ pub struct Supervisor {
 /// Waiting bytes past which notices are dropped, whatever the pause threshold.
 const MIN_DROP_AT: usize = 1 << 20;
 
-/// Bytes a notice is counted as while it waits (its text plus a fixed overhead).
-fn size(notice: &Notice) -> usize {
-    64 + match notice {
-        Notice::Event(Event::Frame(r)) => r.raw.len(),
-        Notice::Event(Event::Violation(v)) => v.message.len(),
-        Notice::Event(Event::Skipped(e) | Event::Halted(e)) => e.to_string().len(),
-        Notice::Stderr(line) => line.len(),
+/// Bytes an event is counted as while it waits (its text plus a fixed overhead).
+fn size(event: &Event) -> usize {
+    64 + match event {
+        Event::Frame(r) => r.raw.len(),
+        Event::Violation(v) => v.message.len(),
+        Event::Skipped(e) | Event::Halted(e) => e.to_string().len(),
     }
 }
 
@@ -179,8 +176,10 @@ impl Supervisor {
             idle_at: options.idle_timeout.map(|t| now.saturating_add(t)),
             signals: Vec::new(),
             actions: VecDeque::new(),
-            notices: VecDeque::new(),
+            events: VecDeque::new(),
             pending: 0,
+            stderr: VecDeque::new(),
+            stderr_pending: 0,
             notices_dropped: 0,
             result: None,
             options,
@@ -221,7 +220,7 @@ impl Supervisor {
         let mut lines = Vec::new();
         self.stderr_lines.push(bytes, |line| lines.push(line));
         for line in lines {
-            self.queue(Notice::Stderr(line));
+            self.queue_stderr(line);
         }
     }
 
@@ -303,14 +302,22 @@ impl Supervisor {
         self.actions.pop_front()
     }
 
-    /// The next thing to tell the user.
-    pub fn poll_notice(&mut self) -> Option<Notice> {
-        let notice = self.notices.pop_front()?;
-        self.pending = self.pending.saturating_sub(size(&notice));
+    /// The next event of the stdout stream for the user (taking it may resume stdout: look
+    /// at the actions after).
+    pub fn poll_event(&mut self) -> Option<Event> {
+        let event = self.events.pop_front()?;
+        self.pending = self.pending.saturating_sub(size(&event));
         if self.paused && self.pending <= self.options.pause_at_bytes / 2 {
             self.resume();
         }
-        Some(notice)
+        Some(event)
+    }
+
+    /// The next line of the child's stderr (without its line end), as soon as it is complete.
+    pub fn poll_stderr(&mut self) -> Option<String> {
+        let line = self.stderr.pop_front()?;
+        self.stderr_pending = self.stderr_pending.saturating_sub(64 + line.len());
+        Some(line)
     }
 
     /// Whether stdout is paused for the consumer.
@@ -392,7 +399,7 @@ impl Supervisor {
         if self.stderr_open {
             self.stderr_open = false;
             if let Some(line) = self.stderr_lines.finish() {
-                self.queue(Notice::Stderr(line));
+                self.queue_stderr(line);
             }
         }
     }
@@ -402,22 +409,34 @@ impl Supervisor {
             if let (Event::Frame(_), Some(idle)) = (&event, self.options.idle_timeout) {
                 self.idle_at = Some(self.now.saturating_add(idle));
             }
-            self.queue(Notice::Event(event));
+            self.queue(event);
         }
     }
 
-    /// Queues `notice` for the user. Far past the pause threshold (stderr is never paused,
-    /// and a cancel or the drain reads stdout regardless), it is counted instead, so memory
+    /// Waiting bytes past which an event or a stderr line is counted instead of kept:
+    /// stderr is never paused, and a cancel or the drain reads stdout regardless, so memory
     /// stays bounded whatever the child writes.
-    fn queue(&mut self, notice: Notice) {
-        let halt = matches!(notice, Notice::Event(Event::Halted(_)));
-        let cap = self.options.pause_at_bytes.saturating_mul(16).max(MIN_DROP_AT);
-        if self.pending > cap && !halt {
+    fn drop_at(&self) -> usize {
+        self.options.pause_at_bytes.saturating_mul(16).max(MIN_DROP_AT)
+    }
+
+    /// Queues `event` for the user (a halt always).
+    fn queue(&mut self, event: Event) {
+        if self.pending > self.drop_at() && !matches!(event, Event::Halted(_)) {
             self.notices_dropped += 1;
             return;
         }
-        self.pending = self.pending.saturating_add(size(&notice));
-        self.notices.push_back(notice);
+        self.pending = self.pending.saturating_add(size(&event));
+        self.events.push_back(event);
+    }
+
+    fn queue_stderr(&mut self, line: String) {
+        if self.stderr_pending > self.drop_at() {
+            self.notices_dropped += 1;
+            return;
+        }
+        self.stderr_pending = self.stderr_pending.saturating_add(64 + line.len());
+        self.stderr.push_back(line);
     }
 
     fn maybe_finish(&mut self) {

@@ -18,8 +18,8 @@
 //! total and idle timeouts, the drain after the child exits, backpressure, and the verdict.
 //! It does no I/O (the pattern of quinn-proto's `Connection`): a driver tells it what
 //! happened and what time it is, carries out its [`Action`]s (signals to the child's
-//! process group, pausing stdout, closing the pipes), hands its [`Notice`]s (frames,
-//! reports, stderr lines) to the user, and wakes it at [`Supervisor::deadline`].
+//! process group, pausing stdout, closing the pipes), hands its events (frames, reports)
+//! and stderr lines to the user, and wakes it at [`Supervisor::deadline`].
 
 use std::time::Duration;
 
@@ -29,7 +29,7 @@ mod options;
 mod tail;
 
 pub use lines::StderrLines;
-pub use machine::{Action, Notice, SentSignal, SignalStep, Supervision, Supervisor};
+pub use machine::{Action, SentSignal, SignalStep, Supervision, Supervisor};
 pub use options::{CancelReason, ExitStatus, Signal, SuperviseOptions};
 pub use tail::Tail;
 

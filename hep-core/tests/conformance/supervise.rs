@@ -3,7 +3,7 @@
 
 use super::{Res, get, get_array, get_str, get_u64, same_json, show, text};
 use hep_core::run::Limits;
-use hep_core::supervise::{Action, CancelReason, ExitStatus, Notice, SuperviseOptions, Supervisor};
+use hep_core::supervise::{Action, CancelReason, ExitStatus, SuperviseOptions, Supervisor};
 use hep_core::{Event, StreamOptions};
 use serde_json::{Map, Value, json};
 use std::time::Duration;
@@ -104,22 +104,24 @@ struct Seen {
 }
 
 impl Seen {
-    fn notice(&mut self, notice: Notice) {
-        match notice {
-            Notice::Stderr(line) => self.stderr_lines.push(Value::String(line)),
-            Notice::Event(Event::Frame(r)) => self.frames.push(Value::String(r.frame.frame_type().to_owned())),
-            Notice::Event(_) => {}
+    fn event(&mut self, event: Event) {
+        if let Event::Frame(r) = event {
+            self.frames.push(Value::String(r.frame.frame_type().to_owned()));
         }
     }
 
-    /// Takes what the supervisor has for the driver (and, consuming as it goes, the user) at `at`.
+    /// Takes what the supervisor has for the driver, and its stderr lines (and, with
+    /// `auto`, its events, consuming as it goes) at `at`.
     fn collect(&mut self, sup: &mut Supervisor, at: u64, auto: bool) {
         while let Some(action) = sup.poll_action() {
             self.actions.push(action_json(at, &action));
         }
+        while let Some(line) = sup.poll_stderr() {
+            self.stderr_lines.push(Value::String(line));
+        }
         if auto {
-            while let Some(notice) = sup.poll_notice() {
-                self.notice(notice);
+            while let Some(event) = sup.poll_event() {
+                self.event(event);
                 while let Some(action) = sup.poll_action() {
                     self.actions.push(action_json(at, &action));
                 }
@@ -178,8 +180,8 @@ fn apply(sup: &mut Supervisor, seen: &mut Seen, step: &Value, now: Duration) -> 
     }
     if step.get("consume").is_some() {
         for _ in 0..get_u64(step, "consume")? {
-            let Some(notice) = sup.poll_notice() else { break };
-            seen.notice(notice);
+            let Some(event) = sup.poll_event() else { break };
+            seen.event(event);
         }
         did += 1;
     }
@@ -217,8 +219,8 @@ pub(crate) fn run(case: &Value) -> Res {
         sup.tick(due);
         seen.collect(&mut sup, millis(due), auto);
     }
-    while let Some(notice) = sup.poll_notice() {
-        seen.notice(notice);
+    while let Some(event) = sup.poll_event() {
+        seen.event(event);
     }
     check(case, &sup, &seen)
 }

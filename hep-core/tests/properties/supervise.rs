@@ -92,9 +92,10 @@ proptest! {
                 Happening::Tick => sup.tick(now),
                 Happening::Consume(n) => {
                     for _ in 0..n {
-                        sup.poll_notice();
+                        sup.poll_event();
+                        sup.poll_stderr();
                     }
-                    // Taking notices tells the supervisor no time: `now` is not seen.
+                    // Taking events tells the supervisor no time: `now` is not seen.
                     now = latest;
                 }
             }
