@@ -342,8 +342,32 @@ export interface RunResult {
   lastTerminal: 'turn_done' | 'turn_error' | 'cancelled' | null;
   compactions: number;
   tokensFreed: number;
-  /** The end of the child's stderr, as given to `finish` (supervised runs). */
+  /** The end of the child's stderr (supervised runs; as given to `finish` otherwise). */
   stderrTail: string | null;
+  /** How the supervision went (`spawn` and `Supervisor` results; null from a `Stream`). */
+  supervision: Supervision | null;
+}
+
+/** How a supervised run went, besides what its stream says. */
+export interface Supervision {
+  /** The timeout ran out and cancelled the run. */
+  timedOut: boolean;
+  /** Who cancelled the run (null when nobody did). */
+  cancelledBy: CancelReason | null;
+  /** The signals the cancel sent to the child's group, in order, with the milliseconds since the start. */
+  signals: { atMs: number; signal: SupervisionSignal }[];
+  /** The end of the child's stderr (at most `stderrTailBytes`). */
+  stderrTail: string;
+  /** Bytes of stderr before the tail, not kept. */
+  stderrDropped: number;
+  /**
+   * Events and stderr lines not handed over because the consumer fell far behind (more
+   * than 16 MiB waiting: nobody iterating, or a flood during a cancel or the drain); the
+   * result still counts what the events said.
+   */
+  noticesDropped: number;
+  /** Milliseconds from the start to the end of the run. */
+  durationMs: number;
 }
 
 export interface StreamOptions {
@@ -531,6 +555,121 @@ export class Run implements AsyncIterable<Frame> {
 
 /** Starts a harness in its own process group and reads its stdout as HEP. */
 export function spawn(command: string, args?: readonly string[], options?: SpawnOptions): Run;
+
+// ---- the supervision policy, for your own driver ----
+
+/** Why a run is cancelled. */
+export type CancelReason = 'user' | 'timeout' | 'idle';
+
+/** A signal the supervision sends to the child's process group. */
+export type SupervisionSignal = 'SIGINT' | 'SIGTERM' | 'SIGKILL';
+
+/** Options of a `Supervisor`: each optional, default the core's. */
+export interface SupervisorOptions extends StreamOptions {
+  /** The longest the run may take, in milliseconds; past it, the run is cancelled (reason `timeout`). */
+  timeoutMs?: number | null;
+  /**
+   * The longest the child may go without writing a frame (any frame, `tool_liveness`
+   * heartbeats included; stderr does not count), in milliseconds; past it, the run is
+   * cancelled (reason `idle`, and `reasons[0]` says "idle for N s").
+   */
+  idleTimeoutMs?: number | null;
+  /** After SIGINT, the wait before SIGTERM (default `INTERRUPT_GRACE_MS`). */
+  interruptGraceMs?: number;
+  /** After SIGTERM, the wait before SIGKILL (default `TERMINATE_GRACE_MS`). */
+  terminateGraceMs?: number;
+  /** After the child exits, how long its pipes are still read (default 2000). */
+  drainMs?: number;
+  /** Bytes of stderr kept for the result (default `STDERR_TAIL_BYTES`). */
+  stderrTailBytes?: number;
+  /** The longest stderr line handed over, in bytes (default 16 KiB); a longer one is cut. */
+  maxStderrLine?: number;
+  /** Bytes of events waiting for the consumer above which stdout is paused (default 1 MiB); resumed at half. */
+  pauseAtBytes?: number;
+}
+
+/** What the driver must do: `switch (action.kind)` narrows. */
+export type SupervisorAction =
+  | {
+      /** Send `signal` to the child's process group (a step of a cancel). */
+      kind: 'signal';
+      signal: SupervisionSignal;
+      reason: CancelReason;
+      /** The step that follows if the child has not exited `afterMs` later (null after SIGKILL). */
+      next: { signal: SupervisionSignal; afterMs: number } | null;
+    }
+  /** The child exited: SIGKILL its process group, so that nothing it left there outlives it. */
+  | { kind: 'kill_group' }
+  /** Stop reading stdout: the consumer is behind (the child will block on a full pipe). */
+  | { kind: 'pause_stdout' }
+  /** Read stdout again. */
+  | { kind: 'resume_stdout' }
+  /** The drain after the exit is over: stop reading and close both pipes. */
+  | { kind: 'close_pipes' };
+
+/** An event of the child's stdout stream, in order: `switch (event.kind)` narrows. */
+export type SupervisorEvent<Raw extends boolean = false> =
+  | { kind: 'frame'; frame: StreamFrame<Raw> }
+  | { kind: 'violation'; violation: Violation }
+  /** A line that could not be read (reading goes on at the next line). */
+  | { kind: 'skipped'; error: HepError }
+  /** The error that stopped the stream (strict mode, or a refused version); nothing follows. */
+  | { kind: 'halted'; error: HepError };
+
+/**
+ * hep-core's supervision policy as a state machine without I/O, for writing your own driver
+ * (`spawn` is one). Tell it what happened and when, in milliseconds on one monotonic clock
+ * (`performance.now()`); after each input carry out every `pollAction()`, hand over
+ * `pollEvents()` and `pollStderr()`, and call `tick()` at `deadline()`. It owns the cancel
+ * ladder, the timeouts, the drain after the exit, stderr lines and tail, backpressure and
+ * the verdict: the same code as `spawn`, the `hep` command and the Python and Swift drivers.
+ */
+export class Supervisor<Raw extends boolean = false> {
+  /** A supervisor for a child started at `nowMs`. */
+  constructor(nowMs: number, options?: SupervisorOptions & { raw?: Raw });
+  /** Bytes (or text, as UTF-8) the child wrote on stdout. */
+  stdout(nowMs: number, chunk: Buffer | Uint8Array | string): void;
+  /** Bytes (or text, as UTF-8) the child wrote on stderr. */
+  stderr(nowMs: number, chunk: Buffer | Uint8Array | string): void;
+  /** The child's stdout reached its end (or failed). */
+  stdoutClosed(nowMs: number): void;
+  /** The child's stderr reached its end (or failed). */
+  stderrClosed(nowMs: number): void;
+  /** The child exited with `code`, or `signal` killed it: the arguments of a ChildProcess's 'exit' event. */
+  exited(nowMs: number, code: number | null, signal?: NodeJS.Signals | number | null): void;
+  /**
+   * Asks for the run to be cancelled: the first request starts the ladder (SIGINT, SIGTERM
+   * after the interrupt grace, or `interruptGraceMs` when given, SIGKILL after the terminate
+   * grace); a later one from the user takes the next step at once, a timeout or idleness
+   * never hurries one under way.
+   */
+  cancel(nowMs: number, reason?: CancelReason, interruptGraceMs?: number | null): void;
+  /** Handles every deadline up to `nowMs`. */
+  tick(nowMs: number): void;
+  /** When to call `tick` next (milliseconds on the same clock), or null. */
+  deadline(): number | null;
+  /** The next thing the driver must do, or null. */
+  pollAction(): SupervisorAction | null;
+  /**
+   * The events waiting (at most `max`), in order, in one call. Taking them may resume
+   * stdout: look at the actions after. Frames carry `raw` and `line` with `raw: true`.
+   */
+  pollEvents(max?: number): SupervisorEvent<Raw>[];
+  /** The next complete stderr line (without its line end), or null; stderr lines never wait behind events. */
+  pollStderr(): string | null;
+  /** Whether stdout is paused for the consumer. */
+  readonly paused: boolean;
+  /** Whether the result is known (events and stderr lines may still wait). */
+  readonly finished: boolean;
+  /** Violations found so far (after the end, the result's). */
+  readonly violations: Violation[];
+  /** Lines skipped so far. */
+  readonly skipped: HepError[];
+  /** The error that halted the stream, or null. */
+  readonly halted: HepError | null;
+  /** The result, with `supervision`, once the child has exited and its pipes are closed or drained; else null. */
+  result(): RunResult | null;
+}
 
 // ---- the core's constants and helpers ----
 

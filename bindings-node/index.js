@@ -11,6 +11,7 @@ const { Stream } = require('./lib/stream.js');
 const { Writer } = require('./lib/writer.js');
 const core = require('./lib/core.js');
 const { spawn, Run } = require('./lib/process.js');
+const { Supervisor } = require('./lib/supervisor.js');
 const { read } = require('./lib/read.js');
 
 module.exports = {
@@ -39,5 +40,6 @@ module.exports = {
   argsFull: core.argsFull,
   spawn,
   Run,
+  Supervisor,
   read,
 };

@@ -27,6 +27,7 @@ export const {
   argsFull,
   spawn,
   Run,
+  Supervisor,
   read,
 } = hep;
 

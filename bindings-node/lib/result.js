@@ -74,8 +74,23 @@ function lazy(object, key, compute) {
   });
 }
 
+/** The supervision report of a supervised run (the core's `Supervision`), or null. */
+function supervision(s) {
+  if (s === null || s === undefined) return null;
+  return {
+    timedOut: s.timed_out,
+    cancelledBy: s.cancelled_by,
+    signals: s.signals.map((x) => ({ atMs: x.at_ms, signal: x.signal })),
+    stderrTail: s.stderr_tail,
+    stderrDropped: s.stderr_dropped,
+    noticesDropped: s.notices_dropped,
+    durationMs: s.duration_ms,
+  };
+}
+
 /**
- * The `RunResult` of the core's result `s` (its summary, parsed) with the stderr tail given.
+ * The `RunResult` of the core's result `s` (its summary, parsed) with the stderr tail given
+ * (a supervised result's `supervision` gives its own).
  * `turns` and `toolCalls` are converted from `coreTurns()` (the core's turns, parsed) when
  * first read: the bulk of a result, they cost nothing when unread.
  */
@@ -103,11 +118,12 @@ function runResult(s, coreTurns, stderrTail) {
     lastTerminal: s.last_terminal,
     compactions: s.compactions,
     tokensFreed: s.tokens_freed,
-    stderrTail,
+    stderrTail: s.supervision ? s.supervision.stderr_tail : stderrTail,
+    supervision: supervision(s.supervision),
   };
   lazy(result, 'turns', () => coreTurns().map(turn));
   lazy(result, 'toolCalls', () => result.turns.flatMap((t) => t.tools));
   return result;
 }
 
-module.exports = { runResult, violation };
+module.exports = { runResult, violation, skippedLine };

@@ -69,6 +69,8 @@ pub(crate) struct Batch {
     pool: Vec<u16>,
     cols: Vec<f64>,
     halted: Option<Error>,
+    /// Frames in the batch.
+    count: usize,
 }
 
 impl Batch {
@@ -88,6 +90,7 @@ impl Batch {
 
     /// Adds one frame, read from line `line` whose text is `raw`.
     pub(crate) fn frame(&mut self, line: u64, raw: &str, frame: &Frame) {
+        self.count += 1;
         self.cols.push(code(frame));
         if self.raw {
             self.cols.push(line as f64);
@@ -160,6 +163,11 @@ impl Batch {
         }
     }
 
+    /// Frames in the batch so far.
+    pub(crate) fn len(&self) -> usize {
+        self.count
+    }
+
     fn text(&mut self, text: &str) {
         push_utf16(&mut self.pool, text);
         self.cols.push(self.pool.len() as f64);
@@ -185,6 +193,7 @@ impl Batch {
             None => None,
         };
         self.pool.clear();
+        self.count = 0;
         let mut batch = env.create_array(3)?;
         batch.set(0, pool)?;
         batch.set(1, cols)?;

@@ -14,6 +14,7 @@ pub mod encode;
 pub mod failure;
 pub mod parse;
 pub mod stream;
+pub mod supervise;
 pub mod support;
 mod text;
 pub mod writer;

@@ -66,7 +66,7 @@ impl From<StreamLimits> for Limits {
 /// The run result but its turns (the bulk of it, converted only when read), serialized as
 /// the core serializes them, the run's fields alongside the result's.
 #[derive(Serialize)]
-struct Summary<'a> {
+pub(crate) struct Summary<'a> {
     verdict: Verdict,
     reasons: &'a [String],
     exit_code: Option<i32>,
@@ -89,7 +89,7 @@ struct Summary<'a> {
 }
 
 impl<'a> Summary<'a> {
-    fn of(r: &'a RunResult) -> Self {
+    pub(crate) fn of(r: &'a RunResult) -> Self {
         Self {
             verdict: r.verdict,
             reasons: &r.reasons,
@@ -116,19 +116,19 @@ impl<'a> Summary<'a> {
 
 /// Violations as the core serializes them, skipped lines as [`Record`]s.
 #[derive(Serialize)]
-struct Reports<'a> {
+pub(crate) struct Reports<'a> {
     violations: &'a [Violation],
     skipped: Vec<Record<'a>>,
 }
 
 impl<'a> Reports<'a> {
-    fn of(violations: &'a [Violation], skipped: &'a [Error]) -> Self {
+    pub(crate) fn of(violations: &'a [Violation], skipped: &'a [Error]) -> Self {
         Self { violations, skipped: skipped.iter().map(Record::of).collect() }
     }
 }
 
 /// `value` as JSON, for JavaScript.
-fn json<'env>(env: &'env Env, value: &impl Serialize) -> Outcome<JsString<'env>> {
+pub(crate) fn json<'env>(env: &'env Env, value: &impl Serialize) -> Outcome<JsString<'env>> {
     let text = serde_json::to_string(value).map_err(|e| Failure::Internal(e.to_string()))?;
     Ok(js_string(env, &text)?)
 }

@@ -32,9 +32,10 @@ import {
 } from './conformance-support.mjs';
 import { runStream } from './conformance-stream.mjs';
 import { runHostile } from './conformance-hostile.mjs';
+import { runSupervise } from './conformance-supervise.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'conformance');
-const GROUPS = ['encode', 'decode', 'reject', 'bounds', 'writer', 'stream', 'hostile'];
+const GROUPS = ['encode', 'decode', 'reject', 'bounds', 'writer', 'stream', 'hostile', 'supervise'];
 
 /** Every file below `dir`, recursively. */
 function files(dir) {
@@ -267,6 +268,7 @@ const RUNNERS = {
   writer: runWriter,
   stream: runStream,
   hostile: runHostile,
+  supervise: runSupervise,
 };
 
 // ---- the cases ----
@@ -289,7 +291,7 @@ for (const group of GROUPS) {
   });
 }
 
-test('conformance/ holds the README and the seven folders, and folders hold only cases and notes', () => {
+test('conformance/ holds the README and the eight folders, and folders hold only cases and notes', () => {
   const problems = [];
   for (const entry of readdirSync(ROOT, { withFileTypes: true })) {
     const known = entry.isDirectory() ? GROUPS.includes(entry.name) : entry.name === 'README.md';
@@ -318,6 +320,17 @@ describe('the conformance runner', () => {
     ['decode', (c) => Object.assign(c.frame, { extra: 1 }), '$.extra: expected 1, got nothing'],
     ['encode', (c) => Object.assign(c, { line: `${c.line} ` }), 'the encoding of `frame` differs'],
     ['writer', (c) => c.lines.push('{}'), 'lines instead of'],
+    ['supervise', (c) => Object.assign(c, { clock: 'simulated' }), 'unknown key `clock` in the case'],
+    ['supervise', (c) => Object.assign(c, { options: { timeout: 5 } }), 'unknown key `timeout` in `options`'],
+    ['supervise', (c) => c.steps.push({ at: 1e9, sleep: 5 }), 'unknown key `sleep` in steps['],
+    ['supervise', (c) => c.steps.push({ at: 1e9, exit: { code: 0, core: true } }), 'unknown key `core` in `exit`'],
+    ['supervise', (c) => Object.assign(c.expect, { signals: [] }), 'unknown key `signals` in `expect`'],
+    ['supervise', (c) => Object.assign(c.expect, { result: { verdict: 'ok', exit: 0 } }), 'unknown key `exit` in `expect.result`'],
+    ['supervise', (c) => Object.assign(c, { consume: 'lazy' }), '`consume` must be "auto" or "manual"'],
+    ['supervise', (c) => c.steps.push({ at: 0, stdout: '' }), 'is before the previous step'],
+    ['supervise', (c) => c.steps.push({ at: 1e9, stdout: '', stderr: '' }), 'a step does exactly one thing'],
+    ['supervise', (c) => Object.assign(c.expect, { finished_at: -1 }), 'finished_at'],
+    ['supervise', (c) => Object.assign(c.expect, { actions: [] }), 'actions'],
   ];
   for (const [group, mutate, complaint] of mutations) {
     test(`refuses a ${group} case it cannot check: ${complaint}`, () => {
