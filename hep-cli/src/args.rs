@@ -1,7 +1,8 @@
 //! The command line, as clap sees it.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use hep_core::supervise::{INTERRUPT_GRACE, TERMINATE_GRACE};
+use hep_core::StreamOptions;
+use hep_core::supervise::{INTERRUPT_GRACE, SuperviseOptions, TERMINATE_GRACE};
 use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
@@ -11,12 +12,12 @@ use std::time::Duration;
 #[derive(Debug, Parser)]
 #[command(name = "hep", disable_version_flag = true, arg_required_else_help = true)]
 pub(crate) struct Cli {
-    /// Print the version (with `--output json`: `{"version":"…","hep":"v1"}`).
+    /// Print the version (with `--format json`: `{"version":"…","hep":"v1"}`).
     #[arg(long, short = 'V')]
     pub(crate) version: bool,
-    /// Format of `--version`.
-    #[arg(long, value_enum, default_value_t = Format::Text, requires = "version")]
-    pub(crate) output: Format,
+    /// Format of `--version` (`--output` is the old spelling).
+    #[arg(long, alias = "output", value_enum, default_value_t = Format::Text, requires = "version")]
+    pub(crate) format: Format,
     /// Colours: auto (on a terminal, unless NO_COLOR is set), always or never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     pub(crate) color: ColorChoice,
@@ -29,9 +30,9 @@ pub(crate) enum Command {
     /// Supervise a HEP-emitting command and mirror its progress live.
     ///
     /// With no command, watches the built-in simulator (`hep simulate --scenario tools`).
-    /// Ctrl-C (or `--timeout`) cancels the child: SIGINT, then SIGTERM and SIGKILL after
-    /// grace periods, sent to its whole process group; Ctrl-C again takes the next step at
-    /// once. The exit code mirrors the child's.
+    /// Ctrl-C (or `--timeout`, or `--idle-timeout`) cancels the child: SIGINT, then SIGTERM
+    /// and SIGKILL after grace periods, sent to its whole process group; Ctrl-C again takes
+    /// the next step at once. The exit code mirrors the child's.
     Watch(Watch),
     /// Lint a saved stream: every violation with its line, then the verdict.
     ///
@@ -53,26 +54,43 @@ pub(crate) enum Command {
 
 #[derive(Debug, Args)]
 pub(crate) struct Watch {
-    /// Print the run result as JSON at the end instead of the live view.
-    #[arg(long)]
+    /// Output: `text`, the live view and a summary; `json`, the run result at the end;
+    /// `jsonl`, every frame, report, stderr line and cancel step as one JSON line the moment
+    /// it happens, then the result.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub(crate) format: Format,
+    /// The same as `--format json`.
+    #[arg(long, conflicts_with = "format")]
     pub(crate) json: bool,
     /// Stop at the first protocol error instead of reporting and carrying on.
     #[arg(long)]
     pub(crate) strict: bool,
-    /// Cancel the child, as Ctrl-C does, if it still runs after this many seconds.
-    #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
-    pub(crate) timeout: Option<Duration>,
     #[command(flatten)]
-    pub(crate) graces: Graces,
+    pub(crate) supervision: Supervision,
     /// The command to supervise, after `--`.
     #[arg(last = true)]
     pub(crate) command: Vec<OsString>,
 }
 
-/// The grace periods of a cancel: SIGINT, then SIGTERM after the first, SIGKILL after the
-/// second. The defaults are `hep_core::supervise`'s, shared by every binding.
+impl Watch {
+    /// The output format, `--json` included.
+    pub(crate) fn format(&self) -> Format {
+        if self.json { Format::Json } else { self.format }
+    }
+}
+
+/// How a child is supervised: when it is cancelled, and the grace periods of the cancel
+/// (SIGINT, then SIGTERM after the first, SIGKILL after the second). The defaults are
+/// `hep_core::supervise`'s, shared by every binding.
 #[derive(Debug, Clone, Copy, Args)]
-pub(crate) struct Graces {
+pub(crate) struct Supervision {
+    /// Cancel the child, as Ctrl-C does, if it still runs after this many seconds.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
+    pub(crate) timeout: Option<Duration>,
+    /// Cancel the child, as Ctrl-C does, if it writes no frame for this many seconds (a
+    /// tool's heartbeats count, its stderr does not).
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
+    pub(crate) idle_timeout: Option<Duration>,
     /// After SIGINT, how long the child gets to settle and exit before SIGTERM. The default
     /// outlasts the reference harness, which waits up to 10 s for an aborted run to settle
     /// and then drains its output.
@@ -83,6 +101,20 @@ pub(crate) struct Graces {
     #[arg(long, value_name = "SECONDS", value_parser = grace, allow_negative_numbers = true,
           default_value_t = Seconds(TERMINATE_GRACE))]
     pub(crate) terminate_grace: Seconds,
+}
+
+impl Supervision {
+    /// The core's options for these flags, reading stdout strictly or not.
+    pub(crate) fn options(&self, strict: bool) -> SuperviseOptions {
+        SuperviseOptions {
+            stream: StreamOptions { strict, ..StreamOptions::default() },
+            timeout: self.timeout,
+            idle_timeout: self.idle_timeout,
+            interrupt_grace: self.interrupt_grace.0,
+            terminate_grace: self.terminate_grace.0,
+            ..SuperviseOptions::default()
+        }
+    }
 }
 
 /// A duration given in seconds, such as `30` or `0.5`.
@@ -116,7 +148,8 @@ pub(crate) struct Validate {
     /// Stop at the first error.
     #[arg(long)]
     pub(crate) strict: bool,
-    /// Output format.
+    /// Output: `text`, the findings and the verdict; `json`, one report at the end;
+    /// `jsonl`, every frame and report as one JSON line, then the report.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub(crate) format: Format,
     /// Longest accepted line, in bytes.
@@ -129,14 +162,13 @@ pub(crate) struct Check {
     /// Stop at the first error.
     #[arg(long)]
     pub(crate) strict: bool,
-    /// Output format.
+    /// Output: `text`, the findings and the verdict; `json`, one report at the end;
+    /// `jsonl`, every frame, report, stderr line and cancel step as one JSON line as it
+    /// happens, then the report.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub(crate) format: Format,
-    /// Cancel the emitter, as Ctrl-C does, if it still runs after this many seconds.
-    #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
-    pub(crate) timeout: Option<Duration>,
     #[command(flatten)]
-    pub(crate) graces: Graces,
+    pub(crate) supervision: Supervision,
     /// The emitter to run, after `--`.
     #[arg(last = true, required = true)]
     pub(crate) command: Vec<OsString>,
@@ -199,8 +231,10 @@ pub(crate) enum Scenario {
 pub(crate) enum Format {
     /// For humans.
     Text,
-    /// For programs.
+    /// For programs: one JSON document at the end.
     Json,
+    /// For programs: one JSON object per line, as things happen (docs/cli.md lists them).
+    Jsonl,
 }
 
 /// When to use colours.

@@ -3,31 +3,32 @@
 use crate::args::{Check, Format};
 use crate::report;
 use crate::style::Style;
-use crate::supervise::{Update, supervise_within};
-use crate::watch::command_for;
-use hep_core::StreamOptions;
+use crate::watch::{step_notes, supervise};
+use hep_process::Update;
 
 /// Runs `hep check`; exit 0 when the run conforms, 1 when it does not.
 pub(crate) fn run(args: &Check, style: Style) -> i32 {
-    let options = StreamOptions { strict: args.strict, ..StreamOptions::default() };
-    let text = args.format == Format::Text;
-    let outcome = command_for(&args.command).and_then(|command| {
-        supervise_within(command, options, args.timeout, &args.graces, |update| match (text, update) {
-            (true, Update::Event(event)) => report::finding(&event, style),
-            (true, Update::TimedOut(limit)) => crate::say(format!("timed out after {} s", limit.as_secs_f64())),
-            (true, Update::Signalled(step)) => crate::say(step.describe()),
-            _ => {}
-        })
+    let options = args.supervision.options(args.strict);
+    let outcome = supervise(&args.command, options, |update| match (args.format, update) {
+        (Format::Text, Update::Event(event)) => report::finding(&event, style),
+        (Format::Text, Update::Signal(step)) => step_notes(&step, &options).into_iter().for_each(crate::say),
+        (Format::Jsonl, update) => crate::jsonl::update(&update),
+        _ => {}
     });
     match outcome {
-        Ok(outcome) => {
-            if text {
-                report::verdict(&outcome.result, style);
-                crate::say(format!("exit code {}", outcome.exit_code));
-            } else {
-                report::json(&outcome.result);
+        Ok(result) => {
+            match args.format {
+                Format::Text => {
+                    report::verdict(&result, style);
+                    crate::say(format!(
+                        "exit code {}",
+                        result.exit_code.map_or_else(|| "unknown".into(), |c| c.to_string())
+                    ));
+                }
+                Format::Json => report::print_json(&report::json(&result)),
+                Format::Jsonl => crate::jsonl::result(report::json(&result)),
             }
-            i32::from(!outcome.result.conforms)
+            i32::from(!result.conforms)
         }
         Err(e) => {
             eprintln!("hep check: cannot run the command: {e}");

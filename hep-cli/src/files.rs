@@ -4,7 +4,6 @@ use crate::args::{Cat, Format, Validate};
 use crate::render::Renderer;
 use crate::report;
 use crate::style::Style;
-use crate::supervise::read_stream;
 use hep_core::display::sanitize;
 use hep_core::{Event, RunResult, Stream, StreamOptions};
 use std::fs::File;
@@ -17,6 +16,29 @@ fn open(path: Option<&Path>) -> io::Result<Box<dyn Read>> {
         Some(p) if p != Path::new("-") => Ok(Box::new(File::open(p)?)),
         _ => Ok(Box::new(io::stdin().lock())),
     }
+}
+
+/// Feeds everything `from` yields into `stream`, handing each event to `send` as soon as
+/// it exists (a read returns as soon as a pipe has data); stops early when `send` says
+/// nobody listens. Gives the stream back at the end.
+fn read_stream(mut from: impl Read, mut stream: Stream, mut send: impl FnMut(Event) -> bool) -> io::Result<Stream> {
+    let mut buf = vec![0; 64 << 10];
+    let mut listening = true;
+    while listening {
+        let n = match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        stream.feed_with(buf.get(..n).unwrap_or_default(), |event| listening = listening && send(event));
+    }
+    if listening {
+        for event in stream.end_input() {
+            send(event);
+        }
+    }
+    Ok(stream)
 }
 
 fn read(
@@ -38,19 +60,20 @@ fn name(path: Option<&Path>) -> String {
 pub(crate) fn validate(args: &Validate, style: Style) -> i32 {
     let options =
         StreamOptions { strict: args.strict, max_line_length: args.max_line_bytes, ..StreamOptions::default() };
-    let text = args.format == Format::Text;
     let result = read(args.file.as_deref(), options, args.exit_code, |event| {
-        if text {
-            report::finding(&event, style);
+        match args.format {
+            Format::Text => report::finding(&event, style),
+            Format::Jsonl => crate::jsonl::event(&event),
+            Format::Json => {}
         }
         true
     });
     match result {
         Ok(result) => {
-            if text {
-                report::verdict(&result, style);
-            } else {
-                report::json(&result);
+            match args.format {
+                Format::Text => report::verdict(&result, style),
+                Format::Json => report::print_json(&report::json(&result)),
+                Format::Jsonl => crate::jsonl::result(report::json(&result)),
             }
             i32::from(!result.conforms)
         }

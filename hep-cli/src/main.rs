@@ -5,12 +5,12 @@ mod args;
 mod check;
 mod encode;
 mod files;
+mod jsonl;
 mod render;
 mod report;
 mod scenarios;
 mod simulate;
 mod style;
-mod supervise;
 mod watch;
 
 use args::{Cli, Command, Format};
@@ -32,7 +32,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let style = Style::for_stdout(cli.color);
     let code = if cli.version {
-        version(cli.output)
+        version(cli.format)
     } else {
         match &cli.command {
             Some(Command::Watch(args)) => watch::run(args, style),
@@ -55,7 +55,9 @@ fn version(format: Format) -> i32 {
     let version = env!("CARGO_PKG_VERSION");
     match format {
         Format::Text => say(format!("hep {version} (HEP {})", hep_core::PROTOCOL_VERSION)),
-        Format::Json => say(format!(r#"{{"version":"{version}","hep":"{}"}}"#, hep_core::PROTOCOL_VERSION)),
+        Format::Json | Format::Jsonl => {
+            say(format!(r#"{{"version":"{version}","hep":"{}"}}"#, hep_core::PROTOCOL_VERSION))
+        }
     }
     0
 }

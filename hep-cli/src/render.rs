@@ -1,5 +1,9 @@
 //! The human view of a stream: each event as it arrives, then a summary. Every piece of
 //! stream text is sanitised before it reaches the terminal.
+//!
+//! Live on a terminal, the running tools' heartbeats share one status line at the bottom,
+//! rewritten in place (`\r`, erase the line) as they come; every other line is printed
+//! above it. Elsewhere (a pipe, a file, `hep cat`) each heartbeat is a line of its own.
 
 use crate::report;
 use crate::style::Style;
@@ -21,7 +25,19 @@ pub(crate) struct Renderer<W: Write> {
     turn: Option<u64>,
     started: HashMap<String, Instant>,
     totals: Usage,
+    /// Heartbeats update a status line in place (live, on a terminal).
+    status_line: bool,
+    /// The latest heartbeat of each running tool, by call id, as the status line shows it.
+    heartbeats: Vec<(String, String)>,
+    /// The status line is on the screen, the cursor at its end.
+    drawn: bool,
 }
+
+/// Back to the start of the line, and erase it.
+const ERASE_LINE: &str = "\r\x1b[2K";
+/// Autowrap off, then on again: a status line longer than the terminal is cut at its
+/// edge instead of wrapping (which `ERASE_LINE` could not erase).
+const NO_WRAP: (&str, &str) = ("\x1b[?7l", "\x1b[?7h");
 
 fn secs(ms: u64) -> String {
     format!("{:.1}s", ms as f64 / 1000.0)
@@ -30,16 +46,75 @@ fn secs(ms: u64) -> String {
 impl<W: Write> Renderer<W> {
     /// A renderer writing to `out`.
     pub(crate) fn new(out: W, style: Style, live: bool) -> Self {
-        Self { out, style, live, in_text: false, turn: None, started: HashMap::new(), totals: Usage::default() }
+        Self {
+            out,
+            style,
+            live,
+            in_text: false,
+            turn: None,
+            started: HashMap::new(),
+            totals: Usage::default(),
+            status_line: false,
+            heartbeats: Vec::new(),
+            drawn: false,
+        }
+    }
+
+    /// Heartbeats update one status line in place (for a live view on a terminal).
+    pub(crate) fn with_status_line(mut self, on: bool) -> Self {
+        self.status_line = on && self.live;
+        self
     }
 
     fn line(&mut self, text: &str) -> io::Result<()> {
+        self.erase_status()?;
         if self.in_text {
             self.in_text = false;
             writeln!(self.out)?;
         }
         writeln!(self.out, "{text}")?;
+        self.draw_status()?;
         self.out.flush()
+    }
+
+    /// Takes the status line off the screen (the cursor back at the start of its line).
+    fn erase_status(&mut self) -> io::Result<()> {
+        if self.drawn {
+            self.drawn = false;
+            write!(self.out, "{ERASE_LINE}")?;
+        }
+        Ok(())
+    }
+
+    /// Draws the status line, if there is one and the cursor is at the start of a line.
+    fn draw_status(&mut self) -> io::Result<()> {
+        if !self.status_line || self.in_text || self.heartbeats.is_empty() {
+            return Ok(());
+        }
+        let text: Vec<&str> = self.heartbeats.iter().map(|(_, text)| text.as_str()).collect();
+        write!(self.out, "{}{}{}", NO_WRAP.0, text.join("  "), NO_WRAP.1)?;
+        self.drawn = true;
+        Ok(())
+    }
+
+    /// Shows `text` as the heartbeat of call `id`: on the status line, or as a line.
+    fn heartbeat(&mut self, id: &str, text: String) -> io::Result<()> {
+        if !self.status_line {
+            return self.line(&text);
+        }
+        match self.heartbeats.iter_mut().find(|(call, _)| call == id) {
+            Some((_, shown)) => *shown = text,
+            None => self.heartbeats.push((id.to_owned(), text)),
+        }
+        self.erase_status()?;
+        self.draw_status()?;
+        self.out.flush()
+    }
+
+    /// A line of the child's stderr, the moment it is complete (dimmed).
+    pub(crate) fn stderr(&mut self, line: &str) -> io::Result<()> {
+        let text = self.style.dim(&format!("  stderr: {}", sanitize(line)));
+        self.line(&text)
     }
 
     /// A note from the supervisor itself (not from the stream).
@@ -79,8 +154,10 @@ impl<W: Write> Renderer<W> {
             ))),
             Frame::AgentStart(_) | Frame::MessageStart(_) => Ok(()),
             Frame::MessageDelta(m) => {
+                self.erase_status()?;
                 write!(self.out, "{}", sanitize(&m.delta))?;
                 self.in_text = !m.delta.ends_with('\n');
+                self.draw_status()?;
                 self.out.flush()
             }
             Frame::ToolStart(t) => {
@@ -102,12 +179,14 @@ impl<W: Write> Renderer<W> {
                     text.push_str(&format!(" · {}", sanitize(detail)));
                 }
                 if l.action_kind() == Some(LivenessAction::Heartbeat) {
-                    self.line(&s.dim(&format!("  ⏳ {text}")))
+                    self.heartbeat(&l.id, s.dim(&format!("  ⏳ {text}")))
                 } else {
                     self.line(&s.yellow(&format!("  ⚠ stuck: {} · {text}", sanitize(&l.action))))
                 }
             }
             Frame::TurnDone(d) => {
+                // The round is over: so are its tools.
+                self.heartbeats.clear();
                 for r in &d.tool_results {
                     let took = self
                         .started
@@ -144,10 +223,14 @@ impl<W: Write> Renderer<W> {
                 )))
             }
             Frame::TurnError(e) => {
+                self.heartbeats.clear();
                 let fatal = if e.fatal { "fatal" } else { "not fatal" };
                 self.line(&s.red(&format!("  ✗ turn {} failed ({fatal}): {}", e.turn_id, sanitize(&e.error))))
             }
-            Frame::Cancelled(c) => self.line(&s.yellow(&format!("  ⊘ turn {} cancelled", c.turn_id))),
+            Frame::Cancelled(c) => {
+                self.heartbeats.clear();
+                self.line(&s.yellow(&format!("  ⊘ turn {} cancelled", c.turn_id)))
+            }
             Frame::CompactionStart(_) => self.line(&s.dim("  ⇣ compacting the context…")),
             Frame::CompactionEnd(c) => self.line(&s.dim(&format!("  ⇣ compaction freed {} tokens", c.tokens_freed))),
             Frame::Unknown(u) => self.line(
@@ -159,6 +242,7 @@ impl<W: Write> Renderer<W> {
     /// The closing summary: verdict, answer, turns, tools, usage, exit code, violations.
     pub(crate) fn summary(&mut self, result: &RunResult, stderr_tail: Option<&str>) -> io::Result<()> {
         let s = self.style;
+        self.heartbeats.clear();
         self.line(&s.bold("── summary ──"))?;
         let verdict = result.verdict.as_str();
         let painted = match result.verdict {

@@ -4,7 +4,7 @@
 use crate::say;
 use crate::style::Style;
 use hep_core::display::{sanitize, sanitize_json};
-use hep_core::{Event, RunResult, Severity, Violation};
+use hep_core::{Error, Event, RunResult, Severity, Violation};
 use serde_json::{Value, json};
 
 /// Prints a violation, skipped line or halt the moment it is found (frames print nothing).
@@ -67,29 +67,27 @@ pub(crate) fn verdict(result: &RunResult, style: Style) {
     ));
 }
 
-/// Prints the JSON report: `{"verdict", "conforms", "frames", "exit_code", "violations", "skipped"}`.
-pub(crate) fn json(result: &RunResult) {
-    let violations: Vec<_> = result
-        .violations
-        .iter()
-        .map(|v| {
-            json!({"code": v.code.as_str(), "severity": v.severity.as_str(), "line": v.line, "turn_id": v.turn_id, "message": v.message})
-        })
-        .collect();
-    let skipped: Vec<_> = result
-        .skipped
-        .iter()
-        .map(|e| json!({"line": e.line(), "kind": e.kind().as_str(), "reason": e.message()}))
-        .collect();
-    let report = json!({
+/// A violation as the JSON reports show it: `{"code", "severity", "line", "turn_id", "message"}`.
+pub(crate) fn violation_json(v: &Violation) -> Value {
+    json!({"code": v.code.as_str(), "severity": v.severity.as_str(), "line": v.line, "turn_id": v.turn_id, "message": v.message})
+}
+
+/// A skipped line (or a halt) as the JSON reports show it: `{"line", "kind", "reason"}`.
+pub(crate) fn skipped_json(e: &Error) -> Value {
+    json!({"line": e.line(), "kind": e.kind().as_str(), "reason": e.message()})
+}
+
+/// The JSON report of `validate` and `check`: `{"verdict", "conforms", "frames",
+/// "exit_code", "violations", "skipped"}`.
+pub(crate) fn json(result: &RunResult) -> Value {
+    json!({
         "verdict": result.verdict.as_str(),
         "conforms": result.conforms,
         "frames": result.run.frames,
         "exit_code": result.exit_code,
-        "violations": violations,
-        "skipped": skipped,
-    });
-    print_json(&report);
+        "violations": result.violations.iter().map(violation_json).collect::<Vec<_>>(),
+        "skipped": result.skipped.iter().map(skipped_json).collect::<Vec<_>>(),
+    })
 }
 
 /// Prints `value` as pretty JSON with the terminal-driving characters of its strings

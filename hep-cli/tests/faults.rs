@@ -199,7 +199,7 @@ fn grandchildren(end: &str) {
         format!("{FOREVER}; exit 3")
     };
     let script = format!(
-        r#"stop() {{ {}; exit 130; }}; trap stop INT; sleep 60 & echo $! > "$1.group"; setsid sh -c 'echo $$ > "$1.tmp"; mv "$1.tmp" "$1"; exec sleep 60' sh "$1.session" & i=0; while [ ! -e "$1.session" ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done; {}; {tail}"#,
+        r#"stop() {{ {}; exit 130; }}; trap stop INT; sleep 60 & echo $! > "$1.group"; setsid sh -c 'echo $$ > "$1.tmp"; mv "$1.tmp" "$1"; exec sleep 60' sh "$1.session" & i=0; while [ ! -e "$1.session" ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done; {}; : > "$1.ready"; {tail}"#,
         sh_print_lines(&[CANCELLED]),
         sh_print_lines(&[HEADER, AGENT_START]),
     );
@@ -207,6 +207,8 @@ fn grandchildren(end: &str) {
     let child = child_of(watch.pid(), &marker);
     let session = Path::new(&format!("{marker}.session")).to_owned();
     let (grouped, escapee) = (read_pid(Path::new(&format!("{marker}.group"))), read_pid(&session));
+    // The Ctrl-C below must find the run started (the header written).
+    poll(TIMEOUT, "the child to write its header", || Path::new(&format!("{marker}.ready")).exists().then_some(()));
     if end == "cancel" {
         watch.signal(Signal::SIGINT);
     }

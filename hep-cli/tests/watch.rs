@@ -116,7 +116,10 @@ fn a_second_ctrl_c_sends_sigterm_at_once() {
     assert!(took < Duration::from_secs(10), "watch ended {took:?} after the second Ctrl-C:\n{text}");
     assert_eq!(out.code, 130, "{text}\nstderr: {}", out.stderr);
     assert!(text.contains("⊘ turn 1 cancelled"), "{text}");
-    assert!(text.contains("verdict     cancelled — the run was cancelled in turn 1"), "{text}");
+    assert!(
+        text.contains("verdict     cancelled — the supervisor cancelled the run: cancelled on request; the run was cancelled in turn 1"),
+        "{text}"
+    );
     assert!(text.contains("violations  none"), "{text}");
     assert!(pids_matching(&marker).is_empty(), "processes left behind: {:?}", pids_matching(&marker));
     assert!(common::status_field(child, "State").is_none(), "the child (pid {child}) is reaped");
