@@ -17,18 +17,21 @@
 //! - `sanitize_for_terminal`: a walk over the characters, writing escapes to a `String`.
 //! - `cap_text`, `count_utf16_units`: the UTF-16 count is at most the byte count, the kept
 //!   prefix at most the count (`total - kept` cannot wrap), the limit saturates to `usize`.
-//! - `liveness_action_named`, `liveness_action_name`: total `match`es.
+//! - `liveness_action_named`, `liveness_action_name`: total `match`es and `parse`.
+//! - the custom types `CoreToolLiveness` and `CoreLiveness`: field moves and a total parse.
 //! - `FrameBatch.address`, `FrameBatch.length`: casts of a pointer and a length.
 //! - `CoreWriter.init`, `turnId`, `turnStart`: `current_turn_id` saturates; opening a turn
 //!   adds 1 to a `u64` id, which 2^64 turns would take to overflow.
-//! - `CoreTail.init`, `push`, `text`, `dropped`: the cap saturates to `usize`; `push` counts
-//!   forgotten bytes in a `u64` (2^64 bytes to overflow); `text` decodes lossily.
+//! - `supervise_defaults`: constants, widened as above.
+//! - `CoreSupervisor` (every method): hep-core's `Supervisor`, whose arithmetic saturates
+//!   (times with `saturating_add`, counts in `u64`); the conversions around it widen with
+//!   `try_from(..).unwrap_or(MAX)`; `poll_events` counts bytes with `saturating_add`.
 //! - `CoreStream.init`, `violations`, `skipped`, `halted`, `receivedBeforeHalt`: a
 //!   constructor and clones of what the stream kept.
 //!
-//! `CoreStream.finish` does not throw either, but runs the core's end-of-stream checks and
-//! builds the run result: its freedom from panics rests on hep-core's lints, not on a
-//! check of each sum.
+//! `CoreStream.finish` and `CoreSupervisor.result` do not throw either, but run the core's
+//! end-of-stream checks and build the run result: their freedom from panics rests on
+//! hep-core's lints, not on a check of each sum.
 
 use crate::errors::CoreError;
 use hep_core::boundary::catch_panic;

@@ -5,6 +5,7 @@
 //! The frame records are hep-core's own types, declared to uniffi as remote types
 //! (`frames`), so a single frame crosses the FFI without a Rust-side copy. The frames a
 //! `feed` completes cross as one `FrameBatch` (`batch`), which the Swift side reads in place.
+//! The supervision policy of a child process is hep-core's state machine (`supervise`).
 
 uniffi::setup_scaffolding!("hep");
 
@@ -15,6 +16,7 @@ mod guard;
 pub mod limits;
 pub mod result;
 pub mod stream;
+pub mod supervise;
 pub mod support;
 pub mod writer;
 
@@ -22,5 +24,6 @@ pub use batch::FrameBatch;
 pub use errors::{CoreError, HepError, Violation};
 pub use result::{RunResult, Turn};
 pub use stream::{CoreStream, decode_line, encode_frame};
-pub use support::{CoreTail, SupervisionPolicy};
+pub use supervise::{CoreSupervisor, EventBatch};
+pub use support::{LivenessAction, SupervisionPolicy};
 pub use writer::CoreWriter;

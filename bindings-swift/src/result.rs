@@ -2,6 +2,7 @@
 
 use crate::errors::{HepError, Violation};
 use hep_core::run::ToolCall;
+use hep_core::supervise::Supervision;
 use hep_core::{HepHeader, Terminal, Usage, Verdict};
 
 /// One round as a supervisor mirrors it (`hep_core::run::Turn`).
@@ -107,6 +108,9 @@ pub struct RunResult {
     /// The end of the child's stderr (its last `STDERR_TAIL_BYTES`, a character cut at the
     /// start shown as U+FFFD) when the run was a supervised process; `nil` for a stream.
     pub stderr_tail: Option<String>,
+    /// How the supervision went (who cancelled, the signals sent, the stderr tail, how
+    /// long it took) when the run was a supervised process; `nil` for a stream.
+    pub supervision: Option<Supervision>,
 }
 
 impl From<hep_core::RunResult> for RunResult {
@@ -134,7 +138,8 @@ impl From<hep_core::RunResult> for RunResult {
             skipped: r.skipped.into_iter().map(HepError::from).collect(),
             skipped_count: r.skipped_count,
             untracked_calls: r.untracked_calls,
-            stderr_tail: None,
+            stderr_tail: r.supervision.as_ref().map(|s| s.stderr_tail.clone()),
+            supervision: r.supervision,
         }
     }
 }

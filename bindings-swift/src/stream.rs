@@ -5,7 +5,6 @@ use crate::errors::{CoreError, HepError, Violation};
 use crate::guard::guard;
 use crate::limits::CoreLimits;
 use crate::result::RunResult;
-use crate::support::CoreTail;
 use hep_core::{Event, Frame, Stream, StreamOptions};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -127,17 +126,11 @@ impl CoreStream {
         guard(|| self.run(None))
     }
 
-    /// Ends the stream and returns the run's result for the harness's exit code, with the
-    /// text of `stderr` (the child's stderr tail) when supervising a process.
-    #[uniffi::method(default(stderr = None))]
-    pub fn finish(&self, exit_code: Option<i32>, stderr: Option<Arc<CoreTail>>) -> RunResult {
+    /// Ends the stream and returns the run's result for the harness's exit code.
+    pub fn finish(&self, exit_code: Option<i32>) -> RunResult {
         let mut inner = self.inner();
         let result = match std::mem::replace(&mut inner.state, State::Reading(Box::default())) {
-            State::Reading(stream) => {
-                let mut result = RunResult::from(stream.finish(exit_code));
-                result.stderr_tail = stderr.map(|tail| tail.text());
-                result
-            }
+            State::Reading(stream) => RunResult::from(stream.finish(exit_code)),
             State::Finished(result) => *result,
         };
         inner.found.violations.clone_from(&result.violations);

@@ -1,12 +1,10 @@
 //! What the Swift layer takes from the core besides frames: the supervision policy (grace
-//! periods, exit codes, the stderr tail), terminal sanitising, the bounds, and the names of
-//! the liveness actions.
+//! periods, exit codes), terminal sanitising, the bounds, and the liveness actions.
 
 use crate::errors::CoreError;
 use crate::guard::guard;
-use hep_core::supervise::{self, Tail};
-use hep_core::{ArgsMode, LivenessAction};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use hep_core::ArgsMode;
+use hep_core::supervise;
 
 /// The cancel and exit-code policy of `hep_core::supervise`, in one record.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
@@ -52,41 +50,6 @@ pub fn core_protocol_version() -> String {
     hep_core::PROTOCOL_VERSION.to_owned()
 }
 
-/// The last bytes of a byte stream (a child's stderr), bounded: `hep_core::supervise::Tail`.
-#[derive(Debug, uniffi::Object)]
-pub struct CoreTail(Mutex<Tail>);
-
-impl CoreTail {
-    fn inner(&self) -> MutexGuard<'_, Tail> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-#[uniffi::export]
-impl CoreTail {
-    /// An empty tail keeping the core's `STDERR_TAIL_BYTES`, or `cap` bytes.
-    #[uniffi::constructor(default(cap = None))]
-    pub fn new(cap: Option<u64>) -> Arc<Self> {
-        let cap = cap.map_or(supervise::STDERR_TAIL_BYTES, |c| usize::try_from(c).unwrap_or(usize::MAX));
-        Arc::new(Self(Mutex::new(Tail::new(cap))))
-    }
-
-    /// Appends `chunk`, forgetting the oldest bytes beyond the cap.
-    pub fn push(&self, chunk: &[u8]) {
-        self.inner().push(chunk);
-    }
-
-    /// The kept bytes as text (invalid UTF-8 as U+FFFD).
-    pub fn text(&self) -> String {
-        self.inner().text()
-    }
-
-    /// Bytes forgotten so far.
-    pub fn dropped(&self) -> u64 {
-        self.inner().dropped()
-    }
-}
-
 /// `text` with every terminal-driving character turned into a visible escape.
 #[uniffi::export]
 pub fn sanitize_for_terminal(text: String) -> String {
@@ -117,13 +80,13 @@ pub fn render_tool_args(args: String, mode: ArgsMode) -> Result<String, CoreErro
 /// The action named `name` (`"heartbeat"`, `"cancel_retry"`, ...), if v1 defines it.
 #[uniffi::export]
 pub fn liveness_action_named(name: String) -> Option<LivenessAction> {
-    LivenessAction::parse(&name)
+    hep_core::LivenessAction::parse(&name).map(LivenessAction::from)
 }
 
-/// The wire name of `action`.
+/// The wire name of `action` (an unknown action's own name).
 #[uniffi::export]
 pub fn liveness_action_name(action: LivenessAction) -> String {
-    action.as_str().to_owned()
+    action.name().to_owned()
 }
 
 /// How `tool_start` arguments become `args_summary`.
@@ -133,12 +96,85 @@ pub enum ArgsMode {
     Full,
 }
 
-/// The `tool_liveness.action` values of HEP v1.
-#[uniffi::remote(Enum)]
+/// The `action` of a `tool_liveness` frame: one of HEP v1's, or an action a newer emitter
+/// writes, kept with its wire name (a frame with one is still read, as an unknown frame
+/// type is).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, uniffi::Enum)]
 pub enum LivenessAction {
+    /// Periodic heartbeat of a running call.
     Heartbeat,
+    /// Stuck-call follow-up: the call is cancelled and retried.
     CancelRetry,
+    /// Stuck-call follow-up: the call is moved to the background.
     BackgroundConvert,
+    /// Stuck-call follow-up: escalated to the user.
     Escalate,
+    /// Stuck-call follow-up: advisory note only.
     Advisory,
+    /// An action HEP v1 does not define, by its wire name.
+    Unknown(String),
+}
+
+impl LivenessAction {
+    /// The action a frame's `action` names.
+    pub fn from_wire(name: String) -> Self {
+        hep_core::LivenessAction::parse(&name).map_or(Self::Unknown(name), Self::from)
+    }
+
+    /// The wire name.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Unknown(name) => name,
+            Self::Heartbeat => hep_core::LivenessAction::Heartbeat.as_str(),
+            Self::CancelRetry => hep_core::LivenessAction::CancelRetry.as_str(),
+            Self::BackgroundConvert => hep_core::LivenessAction::BackgroundConvert.as_str(),
+            Self::Escalate => hep_core::LivenessAction::Escalate.as_str(),
+            Self::Advisory => hep_core::LivenessAction::Advisory.as_str(),
+        }
+    }
+
+    /// The wire name, owned (what a frame holds).
+    pub fn into_wire(self) -> String {
+        match self {
+            Self::Unknown(name) => name,
+            known => known.name().to_owned(),
+        }
+    }
+
+    /// The core's action, for one v1 defines.
+    pub fn known(&self) -> Option<hep_core::LivenessAction> {
+        hep_core::LivenessAction::parse(self.name()).filter(|_| !matches!(self, Self::Unknown(_)))
+    }
+}
+
+impl From<hep_core::LivenessAction> for LivenessAction {
+    fn from(action: hep_core::LivenessAction) -> Self {
+        match action {
+            hep_core::LivenessAction::Heartbeat => Self::Heartbeat,
+            hep_core::LivenessAction::CancelRetry => Self::CancelRetry,
+            hep_core::LivenessAction::BackgroundConvert => Self::BackgroundConvert,
+            hep_core::LivenessAction::Escalate => Self::Escalate,
+            hep_core::LivenessAction::Advisory => Self::Advisory,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_v1_action_round_trips_and_others_keep_their_name() {
+        for action in hep_core::LivenessAction::ALL {
+            let ours = LivenessAction::from_wire(action.as_str().to_owned());
+            assert_eq!(ours, LivenessAction::from(action));
+            assert_eq!(ours.known(), Some(action));
+            assert_eq!(ours.into_wire(), action.as_str());
+        }
+        let future = LivenessAction::from_wire("reroute".to_owned());
+        assert_eq!(future, LivenessAction::Unknown("reroute".to_owned()));
+        assert_eq!(future.known(), None);
+        assert_eq!(LivenessAction::Unknown("heartbeat".to_owned()).known(), None);
+        assert_eq!(future.into_wire(), "reroute");
+    }
 }

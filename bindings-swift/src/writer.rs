@@ -4,7 +4,8 @@
 use crate::errors::CoreError;
 use crate::guard::guard;
 use hep_core::writer::{Emitter, ToolOutcome};
-use hep_core::{ArgsMode, LivenessAction, ToolResult, Usage};
+use crate::support::LivenessAction;
+use hep_core::{ArgsMode, Error, ErrorKind, ToolResult, Usage};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// Each call returns the line it produces (without `\n`), or `nil` when the protocol says
@@ -70,7 +71,8 @@ impl CoreWriter {
         guard(|| Ok(self.emitter().tool_delta(&id, &update)?))
     }
 
-    /// `tool_liveness`; an empty `detail` is omitted.
+    /// `tool_liveness`; an empty `detail` is omitted. An action v1 does not define is refused
+    /// (`unencodable`).
     pub fn tool_liveness(
         &self,
         id: String,
@@ -80,7 +82,13 @@ impl CoreWriter {
         output_bytes: Option<u64>,
         detail: Option<String>,
     ) -> Line {
-        guard(|| Ok(self.emitter().liveness(&id, &name, action, elapsed_ms, output_bytes, detail.as_deref())?))
+        guard(|| {
+            let Some(action) = action.known() else {
+                let message = format!("`{}` is no HEP v1 liveness action", action.name());
+                return Err(Error::new(ErrorKind::Unencodable, message).into());
+            };
+            Ok(self.emitter().liveness(&id, &name, action, elapsed_ms, output_bytes, detail.as_deref())?)
+        })
     }
 
     /// `turn_done` for the open turn (result texts capped at 2000 UTF-16 units); closes it.

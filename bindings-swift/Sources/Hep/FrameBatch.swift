@@ -125,7 +125,7 @@ private struct Reader {
         case 6:
             return .toolLiveness(
                 ToolLiveness(
-                    turnId: u64(), id: str(), name: str(), action: str(), elapsedMs: u64(),
+                    turnId: u64(), id: str(), name: str(), action: LivenessAction(wireName: str()), elapsedMs: u64(),
                     outputBytes: optU64(), detail: optStr()))
         case 7:
             let turnId = u64()

@@ -1,5 +1,7 @@
 // What the core gives besides frames: the protocol version, the exit codes, terminal
-// sanitising, the bounds and the liveness action names. All of it is hep-core's.
+// sanitising, the bounds and the liveness actions. All of it is hep-core's (the liveness
+// action names are spelt here too, for the speed of reading frames; a test checks them
+// against the core's).
 
 /// The protocol version this library speaks, as written in `hep_header.hep` (`"v1"`).
 public let protocolVersion: String = coreProtocolVersion()
@@ -56,6 +58,34 @@ extension LivenessAction {
         self = action
     }
 
-    /// The wire name of the action (`"cancel_retry"`).
-    public var name: String { livenessActionName(action: self) }
+    /// The action a frame's `action` field names: one of v1's, or `.unknown` with the name
+    /// (what `ToolLiveness.action` holds for an action from a newer emitter).
+    public init(wireName: String) {
+        switch wireName {
+        case "heartbeat": self = .heartbeat
+        case "cancel_retry": self = .cancelRetry
+        case "background_convert": self = .backgroundConvert
+        case "escalate": self = .escalate
+        case "advisory": self = .advisory
+        default: self = .unknown(wireName)
+        }
+    }
+
+    /// The wire name of the action (`"cancel_retry"`; an unknown action's own name).
+    public var name: String {
+        switch self {
+        case .heartbeat: "heartbeat"
+        case .cancelRetry: "cancel_retry"
+        case .backgroundConvert: "background_convert"
+        case .escalate: "escalate"
+        case .advisory: "advisory"
+        case .unknown(let name): name
+        }
+    }
+
+    /// Whether HEP v1 defines the action (not `.unknown`).
+    public var isKnown: Bool {
+        if case .unknown = self { return false }
+        return true
+    }
 }

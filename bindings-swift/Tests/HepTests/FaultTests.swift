@@ -60,10 +60,10 @@ func expectNoProcessLeft(_ child: Int32, grandchildren: [Int32] = [], sourceLoca
     }
 }
 
-/// The bound of the frames waiting for their consumer (`HepProcess`'s backpressure), in bytes
-/// of lines.
-enum LineQueueBound {
-    static let bytes = 1 << 20
+/// The bound of the frames waiting for their consumer (the core's backpressure), in bytes
+/// of events (each line counted plus 64 bytes).
+enum Backpressure {
+    static let bytes = Supervisor.Options().pauseAtBytes
 }
 
 /// A flag set from another task.
@@ -184,7 +184,7 @@ final class Flag: @unchecked Sendable {
         }
         let result = await process.result
         dog.stop()
-        let bound = LineQueueBound.bytes + 4 * (64 << 10)
+        let bound = Backpressure.bytes + 4 * (64 << 10)
         #expect(taken == chunks * mib / lineBytes)
         #expect(furthestAhead <= bound, "the child got \(furthestAhead) bytes ahead of the consumer (bound \(bound))")
         #expect(furthestAhead > 0, "the child never got ahead: the check saw nothing")
@@ -193,6 +193,9 @@ final class Flag: @unchecked Sendable {
         try await expectNoProcessLeft(process.pid)
     }
 
+    /// Awaiting the result reads stdout on whether or not frames are taken: the frames wait
+    /// for a later iteration up to the core's bound (16 × 1 MiB of events, each counted as
+    /// its line plus 64 bytes), and those past it are counted as dropped, never lost silently.
     @Test func aFloodNobodyReadsStillEndsWhenTheResultIsAwaited() async throws {
         let process = try shell(
             "\(printLines(header, agentStart)); yes '\(delta)' | head -n 200000; \(printLines(turnDone))")
@@ -203,7 +206,11 @@ final class Flag: @unchecked Sendable {
         #expect(result.frames == 200_003)
         var taken = 0
         for try await _ in process.frames { taken += 1 }
-        #expect(taken == 200_003, "the frames were kept for a later iteration")
+        let dropped = Int(result.supervision?.noticesDropped ?? 0)
+        #expect(taken + dropped == 200_003, "every frame is kept for a later iteration or counted as dropped")
+        let bound = 16 * Supervisor.Options().pauseAtBytes
+        #expect(taken * (delta.utf8.count + 64) <= bound + (delta.utf8.count + 64), "more kept than the core's bound")
+        #expect(dropped > 0, "200,000 frames are past the bound")
         try await expectNoProcessLeft(process.pid)
     }
 

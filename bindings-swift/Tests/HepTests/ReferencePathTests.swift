@@ -94,7 +94,10 @@ func isLastDone(_ frame: Frame) -> Bool {
         #expect(!seen.contains { $0.type == "cancelled" })
         #expect(result.exitCode == ExitCode.cancelled)
         #expect(result.verdict == .cancelled, "\(result.reasons)")
-        #expect(result.reasons.first?.contains("between rounds") == true, "\(result.reasons)")
+        // The supervisor names its cancel first, then the core says where it found the emitter.
+        #expect(result.reasons.first == "the supervisor cancelled the run: cancelled on request", "\(result.reasons)")
+        #expect(result.reasons.dropFirst().first?.contains("between rounds") == true, "\(result.reasons)")
+        #expect(result.supervision?.cancelledBy == .user)
         #expect(result.answer == referenceAnswer, "the last turn_done's answer is kept")
         #expect(result.lastTerminal == .done)
         #expect(result.violations.map(described) == warnings)

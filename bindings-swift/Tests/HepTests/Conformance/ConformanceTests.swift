@@ -1,7 +1,8 @@
 // The conformance vectors of ../../../../conformance/, run through the Swift API, with the
 // semantics of the Rust and Python runners (conformance/README.md): one test case per
 // file, named by its path below conformance/. A case with an unknown `op`, `call`, option,
-// `expect` key, `form` or `outcome` fails.
+// `expect` key, `form` or `outcome` fails; a supervise/ case with any key its format does
+// not define fails.
 
 import Foundation
 import Hep
@@ -37,7 +38,7 @@ enum Conformance {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("conformance")
-    static let groups = ["encode", "decode", "reject", "bounds", "writer", "stream", "hostile"]
+    static let groups = ["encode", "decode", "reject", "bounds", "writer", "stream", "hostile", "supervise"]
 
     /// The cases of `group`, sorted by path.
     static func cases(_ group: String) -> [Case] {
@@ -66,6 +67,7 @@ enum Conformance {
     static let runners: [String: @Sendable (JSON) throws -> Void] = [
         "encode": runEncode, "decode": runDecode, "reject": runReject,
         "bounds": runBounds, "writer": runWriter, "stream": runStream, "hostile": runHostile,
+        "supervise": runSupervise,
     ]
 }
 
@@ -77,12 +79,13 @@ enum Conformance {
     @Test(arguments: Conformance.cases("writer")) func writer(_ c: Case) async throws { try await Conformance.check(c) }
     @Test(arguments: Conformance.cases("stream")) func stream(_ c: Case) async throws { try await Conformance.check(c) }
     @Test(arguments: Conformance.cases("hostile")) func hostile(_ c: Case) async throws { try await Conformance.check(c) }
+    @Test(arguments: Conformance.cases("supervise")) func supervise(_ c: Case) async throws { try await Conformance.check(c) }
 
     @Test(arguments: Conformance.groups) func folderHoldsCases(_ group: String) {
         #expect(!Conformance.cases(group).isEmpty, "conformance/\(group)/ holds no case: an empty folder proves nothing")
     }
 
-    /// conformance/ holds the README and the six folders; a folder holds only cases and notes
+    /// conformance/ holds the README and the folders of `groups`; a folder holds only cases and notes
     /// (a case with a mistyped extension would never run).
     @Test func layoutHasNoStrayFiles() throws {
         let files = FileManager.default
@@ -323,6 +326,42 @@ func apply(_ w: Writer, _ name: String, _ call: JSON) throws -> String? {
             let said = Self.complaint(group, try Self.mutated(group, mutate))
             #expect(said?.contains(complaint) == true, "\(group): expected a complaint with \(complaint), got \(said ?? "none")")
         }
+    }
+
+    /// A supervise/ case fails on any key its format does not define, wherever it is, and
+    /// on a step that does not do exactly one thing (the Rust runner's complaints).
+    @Test func superviseRunnerRejectsWhatItCannotCheck() throws {
+        func onFirstStep(_ key: String, _ value: JSON) -> (inout [String: JSON]) -> Void {
+            { c in
+                if case .array(var steps) = c["steps"], case .object(var step) = steps[0] {
+                    step[key] = value
+                    steps[0] = .object(step)
+                    c["steps"] = .array(steps)
+                }
+            }
+        }
+        let cases: [((inout [String: JSON]) -> Void, String)] = [
+            ({ $0["notes"] = .string("x") }, "unknown key `notes` in the case"),
+            ({ $0["options"] = .object(["timeout": .int(5)]) }, "unknown key `timeout` in `options`"),
+            (onFirstStep("stdin", .string("x")), "unknown key `stdin` in steps[0]"),
+            (onFirstStep("cancel", .string("user")), "a step does exactly one thing; this one does 2"),
+            (onFirstStep("grace_ms", .int(5)), "`grace_ms` belongs to a `cancel` step"),
+            ({ if case .object(var e) = $0["expect"] { e["exit_status"] = .int(0); $0["expect"] = .object(e) } },
+             "unknown key `exit_status` in `expect`"),
+            ({ if case .object(var e) = $0["expect"], case .object(var r) = e["result"] {
+                r["killed"] = .bool(false)
+                e["result"] = .object(r)
+                $0["expect"] = .object(e)
+            } }, "unknown key `killed` in `expect.result`"),
+            ({ $0["consume"] = .string("lazy") }, "`consume` must be"),
+            ({ if case .object(var e) = $0["expect"] { e["finished_at"] = .int(1); $0["expect"] = .object(e) } },
+             "finished_at: expected 1"),
+        ]
+        for (mutate, complaint) in cases {
+            let said = Self.complaint("supervise", try Self.mutated("supervise", mutate))
+            #expect(said?.contains(complaint) == true, "expected a complaint with \(complaint), got \(said ?? "none")")
+        }
+        #expect(Self.complaint("supervise", try Self.mutated("supervise") { _ in }) == nil, "unchanged, it passes")
     }
 
     /// The hostile case `name`, with the object at `path` (keys, or indexes of arrays) given

@@ -259,7 +259,7 @@ func tool(_ c: ToolCall) -> JSON {
         "output": .string(c.output),
         "output_dropped": .of(c.outputDropped),
         "result": .of(c.result, JSON.string),
-        "followups": .array(c.followups.map { .string($0.action) }),
+        "followups": .array(c.followups.map { .string($0.action.name) }),
         "followups_dropped": .of(c.followupsDropped),
     ])
 }
