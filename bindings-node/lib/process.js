@@ -1,40 +1,28 @@
 'use strict';
-// Supervising a harness: `spawn(command, args, options)` returns a `Run`.
-//
-// The child gets its own process group. Its stdout is fed to a `Stream` chunk by chunk,
-// and each frame is handed over as soon as its line is complete; its stderr is kept as a
-// bounded `Tail`. `cancel()` sends SIGINT to the group, then SIGTERM and SIGKILL after the
-// core's grace periods. When the child exits, anything it left in its group is killed (no
-// orphans), and its pipes are read only as far as they hold what it wrote: a process that
-// left the group (setsid) and keeps them open cannot keep the run waiting. While a loop is
-// in progress, reading pauses when too many frames wait, so a flood costs bounded memory.
-// Parsing, validation, verdicts, grace periods, exit codes and the tail's bound all come
-// from the core; this file only does Node I/O.
+// Supervising a harness: `spawn(command, args, options)` returns a `Run`, a thin driver of
+// the core's `Supervisor` (lib/supervisor.js), which holds the whole policy: the cancel
+// ladder, the timeout and idle timeout, the drain after the exit, stderr lines and tail,
+// backpressure and the verdict. This file only does Node I/O: it spawns the child in its
+// own process group, feeds whatever its pipes deliver ('data' events) with the time,
+// carries out the actions (signals to the group, pausing stdout, closing the pipes), wakes
+// the supervisor at its deadline with a timer, reports the exit, and hands frames and
+// stderr lines over. Nothing polls: every step follows an event of the child or a timer.
 
 const childProcess = require('node:child_process');
-const fs = require('node:fs');
+const { EventEmitter } = require('node:events');
 const check = require('./check.js');
-const { Stream, checkLimits } = require('./stream.js');
-const {
-  Tail,
-  INTERRUPT_GRACE_MS,
-  TERMINATE_GRACE_MS,
-  STDERR_TAIL_BYTES,
-  exitCodeForSignal,
-} = require('./core.js');
+const { Supervisor } = require('./supervisor.js');
+const exit = require('./exit.js');
 
 // Options of ours, never passed on to child_process.spawn (`signal` and `timeout` there
 // would kill the child alone, without its group and without the escalation).
-const OWN = new Set([
-  'strict', 'raw', 'maxLineBytes', 'limits', 'signal', 'timeoutMs', 'interruptGraceMs', 'terminateGraceMs', 'stdin',
-]);
+const OWN = new Set(['strict', 'raw', 'maxLineBytes', 'limits', 'signal', 'stdin', 'cancelOnBreak']);
+const TIMES = ['timeoutMs', 'idleTimeoutMs', 'interruptGraceMs', 'terminateGraceMs'];
 const FORBIDDEN = ['stdio', 'detached', 'timeout', 'killSignal'];
-
-// Frames waiting for a loop in progress: past HIGH, stdout is no longer read (the child
-// waits on a full pipe) until the loop has taken them down to LOW.
-const QUEUE_HIGH = 4096;
-const QUEUE_LOW = 1024;
-const CHUNK = 64 << 10;
+const BATCH = 256; // events a loop takes from the supervisor at a time
+const MAX_TIMER_MS = 2 ** 31 - 1; // the longest Node timer: a longer one fires at once
+const now = () => performance.now();
+const asyncDispose = Symbol.asyncDispose ?? Symbol.for('nodejs.asyncDispose');
 
 /** Signals the child's whole process group; a group already gone is not an error. */
 function signalGroup(pid, signal) {
@@ -45,79 +33,9 @@ function signalGroup(pid, signal) {
   }
 }
 
-/** Process groups of runs still going, killed if this Node process exits under them. */
-const live = new Set();
-function killLiveGroups() {
-  for (const pid of live) signalGroup(pid, 'SIGKILL');
-}
-function track(pid) {
-  if (live.size === 0) process.on('exit', killLiveGroups);
-  live.add(pid);
-}
-function untrack(pid) {
-  if (live.delete(pid) && live.size === 0) process.removeListener('exit', killLiveGroups);
-}
-
-/**
- * Reads what `socket` (a pipe from the child) holds right now, its buffer then its file
- * descriptor until it would block, hands each chunk to `use`, and destroys it.
- */
-function drainAndClose(socket, use) {
-  if (socket.destroyed) return;
-  for (let chunk = socket.read(); chunk !== null; chunk = socket.read()) use(chunk);
-  const fd = socket._handle?.fd;
-  if (Number.isInteger(fd) && fd >= 0) {
-    const buffer = Buffer.allocUnsafe(CHUNK);
-    for (;;) {
-      let n;
-      try {
-        n = fs.readSync(fd, buffer, 0, CHUNK, null);
-      } catch {
-        break; // EAGAIN: nothing more was written
-      }
-      if (n === 0) break;
-      use(Buffer.from(buffer.subarray(0, n)));
-    }
-  }
-  socket.destroy();
-}
-
-/** A first-in first-out queue of frames with O(1) take. */
-class FrameQueue {
-  #items = [];
-  #head = 0;
-
-  get length() {
-    return this.#items.length - this.#head;
-  }
-
-  push(frames) {
-    for (const frame of frames) this.#items.push(frame);
-  }
-
-  take() {
-    const frame = this.#items[this.#head];
-    this.#items[this.#head++] = undefined;
-    if (this.#head === this.#items.length) {
-      this.#items = [];
-      this.#head = 0;
-    } else if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
-      this.#items = this.#items.slice(this.#head);
-      this.#head = 0;
-    }
-    return frame;
-  }
-}
-
-// The longest delay of a Node timer: a longer one fires at once (TimeoutOverflowWarning).
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/**
- * The option `name` (a delay in milliseconds: a grace period or `timeoutMs`), or `fallback`
- * when it is not given. Another type is a TypeError, a number out of range a RangeError.
- */
-function milliseconds(value, fallback, name) {
-  if (value === undefined) return fallback;
+/** The option `name`, a number of milliseconds up to the longest Node timer (or undefined). */
+function milliseconds(value, name) {
+  if (value === undefined) return undefined;
   const what = `spawn(options): ${name}`;
   if (typeof value !== 'number') throw new TypeError(`${what} must be a number of milliseconds, not ${check.describe(value)}`);
   if (!(value >= 0 && value <= MAX_TIMER_MS)) {
@@ -127,122 +45,86 @@ function milliseconds(value, fallback, name) {
 }
 
 /** A running harness: `for await (const frame of run)`, `await run.result`, `await run.cancel()`. */
-class Run {
+class Run extends EventEmitter {
   #child;
-  #stream;
-  #tail = new Tail(STDERR_TAIL_BYTES);
-  #frames = new FrameQueue();
+  #sup;
+  #frames = []; // taken from the supervisor for the loops, from #head on
+  #head = 0;
   #waiters = [];
-  #error = null; // the error iteration throws once the frames before it are taken
-  #halted = false; // stdout is drained but no longer fed (a stream error stopped it)
-  #eof = false; // every frame of stdout is in the queue
-  #exit = null; // { code, signal } once the child has exited
+  #error = null; // what iteration throws once the frames before it are taken
+  #stdoutDone = false;
   #exited;
   #onExit;
-  #outClosed = false;
-  #errClosed = false;
-  #spawnError = null;
   #result;
   #settle;
-  #cancelling = null;
-  #timedOut = false;
   #timer = null;
+  #due = null;
+  #loops = 0; // loops in progress: only they get backpressure
+  #pauseOrdered = false;
+  #paused = false;
+  #timedOut = false;
   #signal = null;
   #onAbort = null;
-  #interruptGraceMs;
-  #terminateGraceMs;
-  #loops = 0; // loops in progress, which get backpressure
-  #paused = false; // stdout is not read until the loops take frames
+  #cancelOnBreak;
 
   constructor(command, args = [], options = {}) {
+    super();
     if (!Array.isArray(args)) throw new TypeError('args must be an array of strings');
     for (const name of FORBIDDEN) {
       if (options[name] !== undefined) throw new TypeError(`spawn(): the option ${name} is set by hep and cannot be given`);
     }
-    const { strict = false, raw = false, maxLineBytes, signal, timeoutMs, stdin = 'ignore' } = options;
-    // The grace periods are the core's unless given (see INTERRUPT_GRACE_MS for why 12 s).
-    this.#interruptGraceMs = milliseconds(options.interruptGraceMs, INTERRUPT_GRACE_MS, 'interruptGraceMs');
-    this.#terminateGraceMs = milliseconds(options.terminateGraceMs, TERMINATE_GRACE_MS, 'terminateGraceMs');
-    milliseconds(timeoutMs, undefined, 'timeoutMs');
+    const { strict, raw, maxLineBytes, limits, signal, stdin = 'ignore', cancelOnBreak = false } = options;
+    this.#cancelOnBreak = check.boolean(cancelOnBreak, 'spawn(options): cancelOnBreak');
+    const supervision = { strict, raw, maxLineBytes, limits };
+    for (const name of TIMES) supervision[name] = milliseconds(options[name], name);
     if (signal != null && (typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
       throw new TypeError('spawn(): signal must be an AbortSignal');
     }
-    const streamOptions = { strict, raw, limits: checkLimits(options.limits, 'spawn(options): limits') };
-    if (maxLineBytes !== undefined) streamOptions.maxLineBytes = maxLineBytes;
-    this.#stream = new Stream(streamOptions);
-
-    const result = new Promise((resolve, reject) => {
+    this.#sup = new Supervisor(now(), supervision, 'spawn(options)');
+    this.#result = new Promise((resolve, reject) => {
       this.#settle = { resolve, reject };
     });
-    result.catch(() => {}); // a rejection nobody awaits is not an unhandled rejection
-    this.#result = result;
+    this.#result.catch(() => {}); // a rejection nobody awaits is not an unhandled rejection
     this.#exited = new Promise((resolve) => {
       this.#onExit = resolve;
     });
 
     const popen = {};
-    for (const [key, value] of Object.entries(options)) if (!OWN.has(key)) popen[key] = value;
-    this.#child = childProcess.spawn(command, args, {
-      ...popen,
-      stdio: [stdin, 'pipe', 'pipe'],
-      detached: true, // its own process group, so cancel reaches everything it started
-    });
-    const child = this.#child;
-    if (child.pid !== undefined) track(child.pid);
-
-    child.stdout.on('data', (chunk) => this.#feed(chunk));
+    for (const [key, value] of Object.entries(options)) if (!OWN.has(key) && !TIMES.includes(key)) popen[key] = value;
+    const child = childProcess.spawn(command, args, { ...popen, stdio: [stdin, 'pipe', 'pipe'], detached: true });
+    this.#child = child;
+    child.stdout.on('data', (chunk) => this.#input((t) => this.#sup.stdout(t, chunk)));
+    child.stderr.on('data', (chunk) => this.#input((t) => this.#sup.stderr(t, chunk)));
     child.stdout.on('close', () => {
-      this.#take(() => this.#stream.endInput());
-      this.#eof = true;
-      this.#outClosed = true;
-      this.#wake();
-      this.#settleIfDone();
+      if (child.pid !== undefined) this.#stdoutDone = true;
+      this.#input((t) => this.#sup.stdoutClosed(t));
     });
-    child.stderr.on('data', (chunk) => this.#tail.push(chunk));
-    child.stderr.on('close', () => {
-      this.#errClosed = true;
-      this.#settleIfDone();
-    });
+    child.stderr.on('close', () => this.#input((t) => this.#sup.stderrClosed(t)));
     child.stdout.on('error', () => {}); // a failed read ends in 'close' too
     child.stderr.on('error', () => {});
+    child.on('exit', (code, sig) => {
+      this.#onExit();
+      this.#input((t) => this.#sup.exited(t, code, sig));
+    });
     child.on('error', (error) => {
       if (child.pid !== undefined) return; // not a spawn failure (hep never uses child.kill)
-      this.#spawnError = error;
-      this.#exit = { code: null, signal: null };
+      this.#error = error;
+      this.#stdoutDone = true;
       this.#onExit();
       child.stdout.destroy();
       child.stderr.destroy();
-      this.#settleIfDone();
+      this.#settle.reject(error);
+      this.#end();
     });
-    child.on('exit', (code, sig) => {
-      if (this.#exit !== null) return;
-      this.#exit = { code, signal: sig };
-      // Whatever the child left in its group could hold stdout open: kill it now.
-      signalGroup(child.pid, 'SIGKILL');
-      // Everything the child wrote is in its pipes by now: read that much and stop.
-      drainAndClose(child.stdout, (chunk) => this.#feed(chunk));
-      drainAndClose(child.stderr, (chunk) => this.#tail.push(chunk));
-      this.#onExit();
-      this.#settleIfDone();
-    });
-
-    // Cancels nobody awaits: the run's result tells how they ended.
-    const cancelUnawaited = () => this.cancel().catch(() => {});
+    if (child.pid === undefined) return;
+    exit.track(this, () => signalGroup(child.pid, 'SIGKILL'));
     if (signal != null) {
-      if (signal.aborted) {
-        cancelUnawaited();
-      } else {
-        this.#signal = signal;
-        this.#onAbort = cancelUnawaited;
-        signal.addEventListener('abort', this.#onAbort, { once: true });
-      }
+      this.#signal = signal;
+      this.#onAbort = () => this.cancel();
+      if (signal.aborted) this.cancel();
+      else signal.addEventListener('abort', this.#onAbort, { once: true });
     }
-    if (timeoutMs !== undefined) {
-      this.#timer = setTimeout(() => {
-        this.#timedOut = true;
-        cancelUnawaited();
-      }, timeoutMs);
-    }
+    this.#pump(); // arms the timer of timeoutMs and idleTimeoutMs
   }
 
   /** The child's process id, which is also its process group id (undefined if it failed to start). */
@@ -255,9 +137,20 @@ class Run {
     return this.#child.stdin;
   }
 
-  /** The `Stream` being fed (its `violations` and `skipped` so far). */
+  /** The violations, skipped lines and halt of the stream so far. */
   get stream() {
-    return this.#stream;
+    const sup = this.#sup;
+    return {
+      get violations() {
+        return sup.violations;
+      },
+      get skipped() {
+        return sup.skipped;
+      },
+      get halted() {
+        return sup.halted;
+      },
+    };
   }
 
   /** Whether `timeoutMs` ran out and cancelled the run. */
@@ -265,69 +158,97 @@ class Run {
     return this.#timedOut;
   }
 
-  /** Resolves to the `RunResult` once stdout and stderr are closed and the child is reaped. */
+  /** Resolves to the `RunResult` once the child is reaped and its pipes are closed or drained. */
   get result() {
     return this.#result;
   }
 
   /**
-   * SIGINT to the child's group; SIGTERM if it still runs after the interrupt grace, SIGKILL
-   * after the terminate grace. Resolves once the child has exited. Frames written meanwhile
-   * (such as `cancelled`) stay available to iteration. Calling it again returns the same promise.
+   * SIGINT to the child's group, then SIGTERM and SIGKILL after the grace periods while it
+   * runs; a further call takes the next step at once. Resolves once the child has exited.
    */
   cancel() {
-    this.#resume(); // the child must be able to write its `cancelled`
-    if (this.#cancelling === null) this.#cancelling = this.#escalate();
-    return this.#cancelling;
+    if (this.#child.pid !== undefined && this.#settle !== null) this.#input((t) => this.#sup.cancel(t, 'user'));
+    return this.#exited;
   }
 
-  async #escalate() {
-    const steps = [['SIGINT', this.#interruptGraceMs], ['SIGTERM', this.#terminateGraceMs], ['SIGKILL', null]];
-    for (const [sig, grace] of steps) {
-      if (this.#exit !== null || this.#child.pid === undefined) break;
-      signalGroup(this.#child.pid, sig);
-      if (grace === null) break;
-      if (await this.#exitWithin(grace)) return;
-    }
-    await this.#exited;
+  /** `await using run = spawn(...)`: cancels the run if it still goes, and waits for its end. */
+  async [asyncDispose]() {
+    this.cancel();
+    await this.#result.catch(() => {});
   }
 
-  /** Whether the child exits within `ms`; leaves no timer behind. */
-  #exitWithin(ms) {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), ms);
-      this.#exited.then(() => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
+  /** Tells the supervisor what happened (`input` gets the time), then does what it says. */
+  #input(input) {
+    input(now());
+    this.#pump();
   }
 
-  #feed(chunk) {
-    this.#take(() => this.#stream.feed(chunk));
-    if (this.#loops > 0 && this.#frames.length >= QUEUE_HIGH && this.#cancelling === null && !this.#paused) {
-      this.#paused = true;
-      this.#child.stdout.pause();
+  #pump() {
+    const sup = this.#sup;
+    for (let action = sup.pollAction(); action !== null; action = sup.pollAction()) this.#act(action);
+    for (let line = sup.pollStderr(); line !== null; line = sup.pollStderr()) this.emit('stderr', line);
+    this.#wake();
+    this.#arm();
+    if (sup.finished && this.#settle !== null) {
+      this.#settle.resolve(sup.result());
+      this.#end();
     }
   }
 
-  #resume() {
-    if (!this.#paused) return;
-    this.#paused = false;
-    this.#child.stdout.resume();
+  #act(action) {
+    const { pid, stdout, stderr } = this.#child;
+    switch (action.kind) {
+      case 'signal':
+        if (action.reason === 'timeout') this.#timedOut = true;
+        signalGroup(pid, action.signal);
+        break;
+      case 'kill_group':
+        signalGroup(pid, 'SIGKILL');
+        break;
+      case 'pause_stdout':
+      case 'resume_stdout':
+        this.#pauseOrdered = action.kind === 'pause_stdout';
+        this.#flow();
+        break;
+      case 'close_pipes':
+        this.#stdoutDone = true;
+        stdout.destroy();
+        stderr.destroy();
+        break;
+    }
   }
 
-  /** Feeds the stream (`step` is a feed or endInput call) and queues the frames it completes. */
-  #take(step) {
-    if (this.#halted) return;
-    try {
-      this.#frames.push(step());
-    } catch (error) {
-      // Strict mode (or an unsupported version): the frames before the error come first.
-      if (Array.isArray(error.frames)) this.#frames.push(error.frames);
-      this.#error = error;
-      this.#halted = true; // keep draining stdout so the child never blocks on a full pipe
-    }
+  /** Pauses stdout while the supervisor says so and a loop is in progress (nobody else takes events). */
+  #flow() {
+    const pause = this.#pauseOrdered && this.#loops > 0;
+    if (pause === this.#paused) return;
+    this.#paused = pause;
+    if (pause) this.#child.stdout.pause();
+    else this.#child.stdout.resume();
+  }
+
+  /** Wakes the supervisor at its deadline. */
+  #arm() {
+    const due = this.#settle === null || this.#child.pid === undefined ? null : this.#sup.deadline();
+    if (due === this.#due) return;
+    clearTimeout(this.#timer);
+    this.#due = due;
+    this.#timer = null;
+    if (due === null) return;
+    const wait = Math.max(0, due - now());
+    this.#timer = setTimeout(() => {
+      this.#due = null;
+      this.#input((t) => this.#sup.tick(wait <= MAX_TIMER_MS ? Math.max(t, due) : t));
+    }, Math.min(wait, MAX_TIMER_MS));
+  }
+
+  /** The result is settled: nothing more to wake or watch. */
+  #end() {
+    this.#settle = null;
+    this.#arm();
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+    exit.untrack(this);
     this.#wake();
   }
 
@@ -337,74 +258,58 @@ class Run {
     for (const wake of waiters) wake();
   }
 
-  #settleIfDone() {
-    if (this.#exit === null || !this.#outClosed || !this.#errClosed || this.#settle === null) return;
-    const { resolve, reject } = this.#settle;
-    this.#settle = null;
-    clearTimeout(this.#timer);
-    if (this.#signal !== null) this.#signal.removeEventListener('abort', this.#onAbort);
-    if (this.#child.pid !== undefined) untrack(this.#child.pid);
-    if (this.#spawnError !== null) {
-      this.#error ??= this.#spawnError;
-      this.#wake();
-      reject(this.#spawnError);
-      return;
-    }
-    const { code, signal } = this.#exit;
-    const exitCode = code !== null ? code : exitCodeForSignal(signal);
-    try {
-      resolve(this.#stream.finish(exitCode, this.#tail.text()));
-    } catch (error) {
-      reject(error);
-    }
-  }
-
   async #next() {
     for (;;) {
-      if (this.#frames.length > 0) {
-        const frame = this.#frames.take();
-        if (this.#frames.length <= QUEUE_LOW) this.#resume();
+      if (this.#head < this.#frames.length) {
+        const frame = this.#frames[this.#head];
+        this.#frames[this.#head++] = undefined;
         return { value: frame, done: false };
       }
-      if (this.#error !== null) throw this.#error;
-      if (this.#eof) {
-        if (this.#child.pid === undefined) {
-          await this.#exited; // a spawn failure surfaces after 'error'
-          throw this.#spawnError;
+      const events = this.#sup.pollEvents(BATCH);
+      if (events.length > 0) {
+        this.#frames = [];
+        this.#head = 0;
+        for (const event of events) {
+          if (event.kind === 'frame') this.#frames.push(event.frame);
+          else if (event.kind === 'halted') this.#error = event.error;
         }
-        return { value: undefined, done: true };
+        this.#pump(); // taking events may resume stdout
+        continue;
       }
+      if (this.#error !== null) throw this.#error;
+      if (this.#stdoutDone) return { value: undefined, done: true };
       await new Promise((resolve) => this.#waiters.push(resolve));
     }
   }
 
   /**
-   * Each frame as soon as its line is complete. Leaving a loop early does not stop the run:
-   * a later loop goes on from the next frame (call `cancel()` to stop the child).
+   * Each frame as soon as its line is complete. Leaving a loop early does not stop the run
+   * unless `cancelOnBreak` is set: a later loop goes on from the next frame.
    */
   [Symbol.asyncIterator]() {
     let active = true;
     this.#loops += 1;
+    this.#flow();
     const leave = () => {
-      if (!active) return;
+      if (!active) return false;
       active = false;
       this.#loops -= 1;
-      if (this.#loops === 0) this.#resume(); // nobody takes frames: read on, keep them
-    };
-    const next = async () => {
-      try {
-        const step = await this.#next();
-        if (step.done) leave();
-        return step;
-      } catch (error) {
-        leave();
-        throw error;
-      }
+      this.#flow(); // nobody takes events: read on (the supervisor bounds what waits)
+      return true;
     };
     return {
-      next,
+      next: async () => {
+        try {
+          const step = await this.#next();
+          if (step.done) leave();
+          return step;
+        } catch (error) {
+          leave();
+          throw error;
+        }
+      },
       return: async () => {
-        leave();
+        if (leave() && this.#cancelOnBreak) this.cancel();
         return { value: undefined, done: true };
       },
       [Symbol.asyncIterator]() {

@@ -1,6 +1,8 @@
 'use strict';
 // `Writer`: byte-exact HEP lines from the core's emitter (turn ids, header once, bounds),
 // each written to a Writable (`out.write(line)`) or handed to a function, newline included.
+// When the Writable's `write` returns false (its buffer is full), `ready` is a promise of
+// its 'drain': `await writer.ready` between frames keeps a slow sink's buffer bounded.
 
 const { native, constants } = require('./native.js');
 const { argsText } = require('./args.js');
@@ -51,6 +53,7 @@ function toolResult(r, index) {
 class Writer {
   #id;
   #out;
+  #ready = null; // while the sink's buffer is full: the promise of its 'drain'
 
   /**
    * `out`: a Writable (each line is `out.write(line)`) or a function called with each line.
@@ -60,7 +63,9 @@ class Writer {
   constructor(out, options) {
     if (typeof out === 'function') this.#out = out;
     else if (out !== null && typeof out === 'object' && typeof out.write === 'function') {
-      this.#out = (line) => out.write(line);
+      this.#out = (line) => {
+        if (out.write(line) === false && this.#ready === null && typeof out.once === 'function') this.#wait(out);
+      };
     } else {
       throw new TypeError(`Writer(out): out must be a Writable or a function taking each line, not ${check.describe(out)}`);
     }
@@ -72,6 +77,39 @@ class Writer {
     }
     this.#id = writerOpen(fahVersion, toolArgs === 'full');
     closer.register(this, this.#id);
+  }
+
+  /** Waits for `sink` to drain; the promise rejects if it closes first. */
+  #wait(sink) {
+    this.#ready = new Promise((resolve, reject) => {
+      const done = () => {
+        sink.removeListener('drain', onDrain);
+        sink.removeListener('close', onClose);
+        this.#ready = null;
+      };
+      const onDrain = () => {
+        done();
+        resolve();
+      };
+      const onClose = () => {
+        done();
+        const error = new Error('Writer: the sink closed before it drained');
+        error.code = 'ERR_STREAM_PREMATURE_CLOSE';
+        reject(sink.errored ?? error);
+      };
+      sink.once('drain', onDrain);
+      sink.once('close', onClose);
+    });
+    this.#ready.catch(() => {}); // a rejection nobody awaits is not an unhandled rejection
+  }
+
+  /**
+   * Resolves once the sink can take more: at once, unless a Writable's last `write`
+   * returned false (its buffer is full), then at its 'drain'. Rejects if the sink closes
+   * before it drains. `await writer.ready` after each frame honours backpressure.
+   */
+  get ready() {
+    return this.#ready ?? Promise.resolve();
   }
 
   /** The open turn's id, else the last allocated one (0 before any). */

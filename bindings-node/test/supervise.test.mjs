@@ -371,7 +371,9 @@ describe("the reference harness's own paths", () => {
       assert.equal(result.lastTerminal, 'turn_done');
       assert.deepEqual(codes(result), violations);
       assert.equal(result.conforms, true, 'warnings only');
-      assert.match(result.reasons[0], /between rounds/);
+      // The supervisor's own reason comes first (who cancelled), then the stream's.
+      assert.equal(result.reasons[0], 'the supervisor cancelled the run: cancelled on request');
+      assert.match(result.reasons[1], /between rounds/);
     });
   }
 

@@ -8,6 +8,9 @@
 //     emit.mjs hang PIDFILE [STDIO]     starts a `sleep` in its group, then waits; SIGINT: `cancelled`, 130
 //     emit.mjs stubborn         ignores SIGINT and SIGTERM, waits forever
 //     emit.mjs deaf             ignores SIGINT only, waits forever (SIGTERM ends it)
+//     emit.mjs flood            writes 1 KB deltas as fast as its stdout takes them (a
+//                               Writer awaiting `ready` on an asynchronous pipe) until
+//                               SIGINT: then `cancelled`, exit 130; notes how many it wrote
 //
 // The reference harness's own paths (conformance/stream/reference/), each after a complete
 // two-round run (header, agent_start, a tool call, two turn_done):
@@ -26,6 +29,7 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, writeSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Writer } from 'hep';
 
@@ -114,10 +118,41 @@ async function referencePath() {
   return (await until(() => signalled)) ? 130 : 3;
 }
 
+/**
+ * Floods stdout until SIGINT, then writes `cancelled`. Its stdout is an asynchronous pipe
+ * and each frame waits for `ready`: while the supervisor does not read, the child waits
+ * for 'drain' (and still takes the signal), as a harness with a full pipe does.
+ */
+async function flood() {
+  let stop = false;
+  process.on('SIGINT', () => {
+    stop = true;
+  });
+  const out = new Socket({ fd: 1, readable: false });
+  const writer = new Writer(out, { fahVersion: '9.9.9' });
+  writer.header('emit-flood');
+  writer.agentStart();
+  writer.messageStart('assistant');
+  const delta = 'x'.repeat(1000);
+  const deadline = Date.now() + WAIT_LIMIT_MS;
+  let n = 0;
+  while (!stop && Date.now() < deadline) {
+    writer.messageDelta(delta);
+    n += 1;
+    await writer.ready; // the pipe is full: wait for the supervisor to read
+    if (n % 64 === 0) await new Promise((resolve) => setImmediate(resolve)); // lets the signal in
+  }
+  note(`wrote ${n} deltas`);
+  if (stop) writer.cancelled();
+  await new Promise((resolve) => out.end(resolve));
+  return stop ? 130 : 3;
+}
+
 const REFERENCE_PATHS = ['after-last-round', 'post-run-compaction', 'crash-after-last-round', 'over-window'];
 
 async function main() {
   let cancelled = false;
+  if (mode === 'flood') return flood();
   w.header(`emit-${mode}`);
   if (REFERENCE_PATHS.includes(mode)) return referencePath();
   if (mode === 'stubborn' || mode === 'deaf') process.on('SIGINT', () => {});
