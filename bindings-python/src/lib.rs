@@ -10,6 +10,7 @@ mod guard;
 mod limits;
 mod result;
 mod stream;
+mod supervise;
 mod support;
 mod untrack;
 mod values;
@@ -39,5 +40,6 @@ fn _hep(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<writer::PyWriter>()?;
     m.add_function(wrap_pyfunction!(stream::parse_line, m)?)?;
     m.add_function(wrap_pyfunction!(stream::encode, m)?)?;
+    supervise::register(m)?;
     support::register(m)
 }

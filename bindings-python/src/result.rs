@@ -96,6 +96,11 @@ impl PyRunResult {
     fn halted(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         guard(|| to_py_data(py, &self.0.halted))
     }
+    /// How a supervisor ran it (`hep.Supervisor`), as plain data; `None` for a stream read
+    /// without one.
+    fn supervision(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        guard(|| to_py_data(py, &self.0.supervision))
+    }
     /// The whole result as plain data, as `hep watch --json` prints it.
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         guard(|| to_py_data(py, &self.0))

@@ -15,7 +15,7 @@ use pyo3::types::{PyBytes, PyList, PyString};
 
 /// Calls `with` on the bytes of `data`: borrowed for `bytes` and `str` (as UTF-8), copied
 /// for any other buffer (`bytearray`, `memoryview`, ...).
-fn with_bytes<T>(data: &Bound<'_, PyAny>, with: impl FnOnce(&[u8]) -> T) -> PyResult<T> {
+pub(crate) fn with_bytes<T>(data: &Bound<'_, PyAny>, with: impl FnOnce(&[u8]) -> T) -> PyResult<T> {
     if let Ok(bytes) = data.cast::<PyBytes>() {
         return Ok(with(bytes.as_bytes()));
     }

@@ -18,7 +18,7 @@ import pytest
 import hep
 
 ROOT = Path(__file__).resolve().parents[2] / "conformance"
-GROUPS = ("encode", "decode", "reject", "bounds", "writer", "stream", "hostile")
+GROUPS = ("encode", "decode", "reject", "bounds", "writer", "stream", "hostile", "supervise")
 BOUNDS_FUNCTIONS = ("cap", "args_summary", "args_full", "utf16_len")
 HAS_BOUNDS = all(callable(getattr(hep, name, None)) for name in BOUNDS_FUNCTIONS)
 
@@ -53,7 +53,7 @@ def test_folder_holds_cases(group: str) -> None:
 
 
 def test_layout_has_no_stray_files() -> None:
-    """conformance/ holds the README and the seven folders; a folder holds only cases and notes
+    """conformance/ holds the README and the eight folders; a folder holds only cases and notes
     (a case with a mistyped extension would never run)."""
     problems = []
     for entry in sorted(ROOT.iterdir()):
@@ -96,6 +96,7 @@ from conformance_support import *  # noqa: F401,F403  (the runner's shared vocab
 from conformance_support import CaseError
 from conformance_stream import run_stream
 from conformance_hostile import run_hostile
+from conformance_supervise import run_supervise
 
 # ---- encode/, decode/, reject/ ----
 
@@ -326,6 +327,7 @@ RUNNERS: Dict[str, Callable[[Dict[str, Any]], None]] = {
     "writer": run_writer,
     "stream": run_stream,
     "hostile": run_hostile,
+    "supervise": run_supervise,
 }
 
 
@@ -350,6 +352,16 @@ def _first(group: str) -> Dict[str, Any]:
         ("decode", lambda c: c["frame"].update(extra=1), "$.extra: expected 1, got nothing"),
         ("encode", lambda c: c.update(line=c["line"] + " "), "the encoding of `frame` differs"),
         ("writer", lambda c: c["lines"].append("{}"), "lines instead of"),
+        ("supervise", lambda c: c.update(reference="x"), "unknown key `reference` in the case"),
+        ("supervise", lambda c: c.setdefault("options", {}).update(grace_ms=1), "unknown key `grace_ms` in `options`"),
+        ("supervise", lambda c: c["steps"][0].update(note="x"), "steps[0]: unknown key `note` in steps[0]"),
+        ("supervise", lambda c: c["steps"][0].update(cancel="user"), "a step does exactly one thing; this one does 2"),
+        ("supervise", lambda c: c["steps"].append({"at": 10**9, "exit": {"code": 0, "core": 1}}), "unknown key `core` in `exit`"),
+        ("supervise", lambda c: c["expect"].update(exit_status=0), "unknown key `exit_status` in `expect`"),
+        ("supervise", lambda c: c["expect"].setdefault("result", {}).update(stderr=""), "unknown key `stderr` in `expect.result`"),
+        ("supervise", lambda c: c.update(consume="lazy"), '`consume` must be "auto" or "manual"'),
+        ("supervise", lambda c: c["expect"].update(frames=["hep_header"]), "`frames` differs"),
+        ("supervise", lambda c: c["expect"].update(finished_at=-1), "`finished_at`: expected -1"),
     ],
 )
 def test_runner_rejects_what_it_cannot_check(group: str, mutate: Callable[[Dict[str, Any]], None], complaint: str) -> None:

@@ -30,12 +30,16 @@ def assert_reaped(run: Any) -> None:
     assert_no_process_left(run.pid)
 
 
-def check_cancelled_in_open_round(result: hep.RunResult) -> None:
+def check_cancelled_in_open_round(result: hep.RunResult, why: str = "cancelled on request") -> None:
     """Exit 130 after SIGINT with round 1 open (no `cancelled` frame): the reference exits
-    130 after any signal, so the run was cancelled before the round settled."""
+    130 after any signal, so the run was cancelled before the round settled. The first
+    reason says why the supervisor cancelled it."""
     assert (result.verdict, result.exit_code, result.conforms) == ("cancelled", 130, True)
     assert [(v.code, v.severity, v.turn_id) for v in result.violations] == [("cancelled_in_open_round", "warning", 1)]
-    assert result.reasons == ("exit code 130: cancelled in turn 1, before the round settled",)
+    assert result.reasons == (
+        f"the supervisor cancelled the run: {why}",
+        "exit code 130: cancelled in turn 1, before the round settled",
+    )
 
 
 # ---- the child closes stdout but keeps running ----
@@ -328,7 +332,7 @@ def test_timeout_reaches_a_child_whose_stdout_is_closed() -> None:
         result = run.wait()
     assert not dog.fired
     assert run.timed_out
-    check_cancelled_in_open_round(result)
+    check_cancelled_in_open_round(result, "timed out after 0.3 s")
     assert result.stderr_tail == "got SIGINT\n"
     assert_reaped(run)
 

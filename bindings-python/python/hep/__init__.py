@@ -2,14 +2,18 @@
 
 The protocol logic (parsing, validation, encoding, bounds, verdicts) is hep-core, in Rust;
 this package adds Python types and I/O: `Stream` and `read` to read, `Writer` to write,
-`spawn` / `aspawn` to supervise a harness.
+`spawn` / `aspawn` to supervise a harness (thin drivers of `Supervisor`, the core's
+supervision policy, which is public for those who write their own driver).
 """
 
 from ._hep import (
+    DRAIN_AFTER_EXIT,
     EXIT_CANCELLED,
     EXIT_FAILED,
     EXIT_OK,
     INTERRUPT_GRACE,
+    MAX_STDERR_LINE,
+    PAUSE_AT_BYTES,
     PROTOCOL_VERSION,
     STDERR_TAIL_BYTES,
     TERMINATE_GRACE,
@@ -32,6 +36,8 @@ from ._hep import (
     NotAnObjectError,
     OutOfRangeError,
     ProtocolViolationError,
+    Supervisor,
+    SupervisorAction,
     ToolDelta,
     ToolLiveness,
     ToolResult,
@@ -55,20 +61,38 @@ from ._hep import (
 )
 from ._bounds import args_full, args_summary, cap, utf16_len
 from ._process import AsyncRun, Run, aspawn, spawn
-from ._result import Liveness, RunResult, SkippedLine, ToolCall, Turn, Violation
+from ._result import (
+    CancelReason,
+    Liveness,
+    RunResult,
+    SentSignal,
+    Severity,
+    SignalName,
+    SkippedLine,
+    Supervision,
+    ToolCall,
+    ToolStatus,
+    Turn,
+    Verdict,
+    Violation,
+)
 from ._stream import Frame, Stream, read
 
 __all__ = [
+    "DRAIN_AFTER_EXIT",
     "EXIT_CANCELLED",
     "EXIT_FAILED",
     "EXIT_OK",
     "INTERRUPT_GRACE",
+    "MAX_STDERR_LINE",
+    "PAUSE_AT_BYTES",
     "PROTOCOL_VERSION",
     "STDERR_TAIL_BYTES",
     "TERMINATE_GRACE",
     "TOOL_RESULT_CAP",
     "AgentStart",
     "AsyncRun",
+    "CancelReason",
     "Cancelled",
     "CompactionEnd",
     "CompactionStart",
@@ -90,13 +114,20 @@ __all__ = [
     "ProtocolViolationError",
     "Run",
     "RunResult",
+    "SentSignal",
+    "Severity",
+    "SignalName",
     "SkippedLine",
     "Stream",
+    "Supervision",
+    "Supervisor",
+    "SupervisorAction",
     "ToolCall",
     "ToolDelta",
     "ToolLiveness",
     "ToolResult",
     "ToolStart",
+    "ToolStatus",
     "TooDeepError",
     "TrailingCharactersError",
     "TruncatedError",
@@ -107,6 +138,7 @@ __all__ = [
     "UnknownFrame",
     "UnsupportedVersionError",
     "Usage",
+    "Verdict",
     "Violation",
     "Writer",
     "WrongTypeError",

@@ -6,9 +6,15 @@ subclassed. Integer fields are non-negative (a negative one raises `OverflowErro
 stream carries at most 2**53 - 1.
 """
 
+import signal
 from typing import IO, Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from typing_extensions import Final, Literal, NotRequired, TypeAlias, TypedDict, final
+
+from ._result import RunResult as _PyRunResult
+from ._result import SkippedLine as _SkippedLine
+from ._result import Verdict as _Verdict
+from ._result import Violation as _Violation
 
 __all__ = [
     "HepError",
@@ -46,6 +52,8 @@ __all__ = [
     "Stream",
     "RunResult",
     "Writer",
+    "Supervisor",
+    "SupervisorAction",
     "parse_line",
     "encode",
     "Tail",
@@ -58,7 +66,10 @@ __all__ = [
     "PROTOCOL_VERSION",
     "INTERRUPT_GRACE",
     "TERMINATE_GRACE",
+    "DRAIN_AFTER_EXIT",
     "STDERR_TAIL_BYTES",
+    "MAX_STDERR_LINE",
+    "PAUSE_AT_BYTES",
     "EXIT_OK",
     "EXIT_FAILED",
     "EXIT_CANCELLED",
@@ -179,8 +190,15 @@ INTERRUPT_GRACE: Final[float]
 the reference harness's 10 s settle plus 2 s to drain its stdout and exit."""
 TERMINATE_GRACE: Final[float]
 """Default seconds between SIGTERM and SIGKILL when cancelling a child (`terminate_grace`)."""
+DRAIN_AFTER_EXIT: Final[float]
+"""Default seconds a supervised child's pipes are still read after it exits (a process it
+left outside its group may hold them open)."""
 STDERR_TAIL_BYTES: Final[int]
 """Bytes of a child's stderr kept (the tail)."""
+MAX_STDERR_LINE: Final[int]
+"""Longest stderr line handed over live, in bytes; a longer one is cut there."""
+PAUSE_AT_BYTES: Final[int]
+"""Bytes of events waiting for the consumer above which a supervisor pauses stdout."""
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
 EXIT_CANCELLED: Final = 130
@@ -721,7 +739,7 @@ class RunResult:
     bulky parts as plain data on demand."""
 
     @property
-    def verdict(self) -> str: ...
+    def verdict(self) -> _Verdict: ...
     @property
     def reasons(self) -> List[str]: ...
     @property
@@ -758,6 +776,8 @@ class RunResult:
     def violations(self) -> List[Dict[str, Any]]: ...
     def skipped(self) -> List[Dict[str, Any]]: ...
     def halted(self) -> Optional[Dict[str, Any]]: ...
+    def supervision(self) -> Optional[Dict[str, Any]]:
+        """How a supervisor ran it, as plain data (`None` without one)."""
     def to_dict(self) -> Dict[str, Any]: ...
 
 # ---------------------------------------------------------------------------------------
@@ -822,6 +842,129 @@ class Writer:
         """`compaction_start`."""
     def compaction_end(self, tokens_freed: int) -> Optional[str]:
         """`compaction_end`."""
+
+# ---------------------------------------------------------------------------------------
+# Supervising: the core's state machine, for drivers (`hep.spawn` and `hep.aspawn` are two)
+
+_ActionKind: TypeAlias = Literal["signal", "kill_group", "pause_stdout", "resume_stdout", "close_pipes"]
+_CancelReason: TypeAlias = Literal["user", "timeout", "idle"]
+_Event: TypeAlias = Union[_Frame, _Violation, _SkippedLine, HepError]
+"""What `Supervisor.poll_event` gives: a frame, a violation, a skipped line, or the error
+that halted the stream (returned, not raised; always the last event)."""
+
+@final
+class SupervisorAction:
+    """What a `Supervisor` asks its driver to do, by `kind`:
+
+    - `"signal"`: send `signal` to the child's process group (a step of a cancel, for
+      `reason`; `next` is the step that follows if the child still runs, and the seconds
+      before it, `None` after SIGKILL);
+    - `"kill_group"`: the child exited: send `signal` (SIGKILL) to its group, so that
+      nothing it left there outlives it;
+    - `"pause_stdout"` / `"resume_stdout"`: stop / start reading stdout again (the
+      consumer is behind);
+    - `"close_pipes"`: the drain after the exit is over: stop reading, close both pipes.
+    """
+
+    __match_args__: ClassVar[Tuple[Literal["kind"]]]
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    @property
+    def kind(self) -> _ActionKind: ...
+    @property
+    def signal(self) -> Optional[signal.Signals]:
+        """The signal to send to the child's group (`signal` and `kill_group`), else `None`."""
+    @property
+    def reason(self) -> Optional[_CancelReason]:
+        """Why the run is being cancelled (`signal` only)."""
+    @property
+    def next(self) -> Optional[Tuple[signal.Signals, float]]:
+        """The next step of the cancel and the seconds before it (`signal` only)."""
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class Supervisor:
+    """hep-core's supervision policy without I/O, for a driver of one child.
+
+    Tell it what happened and when: the bytes the child wrote (`stdout`, `stderr`), a pipe's
+    end (`stdout_closed`, `stderr_closed`), the exit (`exited`), a cancel request
+    (`cancel`), and the time (`tick`, at `deadline()`). Then carry out `poll_action()`'s
+    actions, hand `poll_event()`'s events and `poll_stderr()`'s lines to the user, and wake
+    it at `deadline()`. Once the child has exited and its pipes are closed (or drained),
+    `result()` is the `RunResult`.
+
+    Times are seconds, from any fixed origin (a driver passes its monotonic clock, such as
+    `time.monotonic()` or `loop.time()`), kept to the microsecond; a time earlier than one
+    already given counts as that one. Durations are seconds too. Every method that takes
+    `now` first handles the deadlines that passed before it, in order.
+    """
+
+    def __new__(
+        cls,
+        now: float,
+        *,
+        strict: bool = False,
+        max_line_bytes: int = ...,
+        limits: Optional[Limits] = None,
+        timeout: Optional[float] = None,
+        idle_timeout: Optional[float] = None,
+        interrupt_grace: float = ...,
+        terminate_grace: float = ...,
+        drain: float = ...,
+        stderr_tail_bytes: int = ...,
+        max_stderr_line: int = ...,
+        pause_at_bytes: int = ...,
+    ) -> Supervisor:
+        """A supervisor for a child started at `now`. The options default to the core's:
+        no `timeout` nor `idle_timeout` (no frame for that long: the run is cancelled),
+        `interrupt_grace` `INTERRUPT_GRACE`, `terminate_grace` `TERMINATE_GRACE`, `drain`
+        `DRAIN_AFTER_EXIT`, `stderr_tail_bytes` `STDERR_TAIL_BYTES`, `max_stderr_line`
+        `MAX_STDERR_LINE`, `pause_at_bytes` `PAUSE_AT_BYTES`; `strict`, `max_line_bytes` and
+        `limits` are `Stream`'s. A time that is negative, not finite or past 2**52
+        microseconds raises `ValueError` naming it."""
+    def stdout(self, now: float, data: _Bytes) -> None:
+        """Bytes (or text, as UTF-8) the child wrote on stdout."""
+    def stderr(self, now: float, data: _Bytes) -> None:
+        """Bytes (or text, as UTF-8) the child wrote on stderr."""
+    def stdout_closed(self, now: float) -> None:
+        """The child's stdout reached its end."""
+    def stderr_closed(self, now: float) -> None:
+        """The child's stderr reached its end."""
+    def exited(self, now: float, returncode: int) -> None:
+        """The child exited (the driver reaped it); `returncode` as `Popen.returncode`
+        gives it: the exit code, or -N when signal N killed it."""
+    def cancel(self, now: float, reason: _CancelReason = "user", grace: Optional[float] = None) -> None:
+        """Asks for the run to be cancelled. The first request sends SIGINT, then SIGTERM
+        and SIGKILL after their graces while the child runs (`grace` replaces the interrupt
+        grace); a later request from the user takes the next step at once (a timeout or
+        idleness never hurries a cancel under way). Ignored once the child has exited."""
+    def tick(self, now: float) -> None:
+        """Handles every deadline up to `now` (call it when `deadline()` is reached)."""
+    def deadline(self) -> Optional[float]:
+        """When to call `tick` next (`None`: nothing waits for a time)."""
+    def poll_action(self) -> Optional[SupervisorAction]:
+        """The next thing the driver must do, or `None`."""
+    def poll_event(self) -> Optional[_Event]:
+        """The next event of the stdout stream, or `None`: a frame, a `hep.Violation`, a
+        `hep.SkippedLine`, or the `HepError` that halted the stream (returned, not raised).
+        Taking one may resume stdout: look at the actions after."""
+    def poll_stderr(self) -> Optional[str]:
+        """The next line of the child's stderr (without its line end), as soon as it is
+        complete, or `None`. A queue of its own: never behind unconsumed events."""
+    def is_paused(self) -> bool:
+        """Whether stdout is paused for the consumer."""
+    def is_finished(self) -> bool:
+        """Whether the result is known (events may still wait)."""
+    def result(self) -> Optional[_PyRunResult]:
+        """The run's result (with its `supervision`), once finished; else `None`."""
+    @property
+    def violations(self) -> List[_Violation]:
+        """The violations found so far (the first `limits.max_reports`)."""
+    @property
+    def skipped(self) -> List[_SkippedLine]:
+        """The lines skipped so far (the first `limits.max_reports`)."""
+    @property
+    def halted(self) -> Optional[HepError]:
+        """The error that halted the stream (strict mode, or a refused version), if any."""
 
 # ---------------------------------------------------------------------------------------
 # Support

@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Literal, Optional, Tuple
 
 from . import _hep
 from ._hep import Usage
+
+Verdict = Literal["ok", "failed", "cancelled", "incomplete", "protocol_error"]
+"""A run's verdict."""
+Severity = Literal["error", "warning"]
+"""A violation's severity: `error` breaks a consumer guarantee, `warning` does not."""
+ToolStatus = Literal["running", "ok", "failed"]
+"""A tool call's status: no result yet, or what its round's `turn_done` says."""
+CancelReason = Literal["user", "timeout", "idle"]
+"""Who cancelled a supervised run: the caller, the `timeout`, or the `idle_timeout`."""
+SignalName = Literal["SIGINT", "SIGTERM", "SIGKILL"]
+"""A signal of the cancel ladder."""
 
 
 @dataclass(frozen=True)
@@ -14,7 +25,7 @@ class Violation:
     """A breach of a consumer guarantee (`code` is a stable snake_case name)."""
 
     code: str
-    severity: str
+    severity: Severity
     line: int
     turn_id: Optional[int]
     message: str
@@ -56,7 +67,7 @@ class ToolCall:
     id: str
     name: str
     args_summary: str
-    status: str
+    status: ToolStatus
     output: str
     output_dropped: int
     result: Optional[str]
@@ -119,6 +130,48 @@ class Turn:
         )
 
 
+@dataclass(frozen=True)
+class SentSignal:
+    """A signal of a supervised run's cancel, and when it was sent."""
+
+    at: float
+    """Seconds after the supervisor started."""
+    signal: SignalName
+
+
+@dataclass(frozen=True)
+class Supervision:
+    """How a supervised run went, besides what its stream says (`RunResult.supervision`)."""
+
+    timed_out: bool
+    """The `timeout` ran out and cancelled the run."""
+    cancelled_by: Optional[CancelReason]
+    """Who cancelled the run (`None`: nobody did)."""
+    signals: Tuple[SentSignal, ...]
+    """The cancel's signals, in order."""
+    stderr_tail: str
+    """The end of the child's stderr (at most `STDERR_TAIL_BYTES`)."""
+    stderr_dropped: int
+    """Bytes of stderr before the tail, not kept."""
+    notices_dropped: int
+    """Events and stderr lines not handed over because the consumer fell far behind (the
+    result still counts what the events said)."""
+    duration: float
+    """Seconds from the start to the end of the run."""
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "Supervision":
+        return cls(
+            d["timed_out"],
+            d["cancelled_by"],
+            tuple(SentSignal(s["at_ms"] / 1000, s["signal"]) for s in d["signals"]),
+            d["stderr_tail"],
+            d["stderr_dropped"],
+            d["notices_dropped"],
+            d["duration_ms"] / 1000,
+        )
+
+
 class RunResult:
     """Everything known at the end of a run: the verdict and its reasons, the answer, the
     turns and tool calls, usage totals, the exit code, violations and skipped lines.
@@ -126,17 +179,18 @@ class RunResult:
     Read-only. The bulky parts (turns, violations, skipped lines) are converted from the
     core the first time they are read."""
 
-    __slots__ = ("_core", "_stderr_tail", "_turns", "_violations", "_skipped")
+    __slots__ = ("_core", "_supervision", "_turns", "_violations", "_skipped")
 
-    def __init__(self, core: _hep.RunResult, stderr_tail: str = "") -> None:
+    def __init__(self, core: _hep.RunResult) -> None:
         self._core = core
-        self._stderr_tail = stderr_tail
+        supervision = core.supervision()
+        self._supervision = Supervision._from(supervision) if supervision is not None else None
         self._turns: Optional[Tuple[Turn, ...]] = None
         self._violations: Optional[Tuple[Violation, ...]] = None
         self._skipped: Optional[Tuple[SkippedLine, ...]] = None
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         """`ok`, `failed`, `cancelled`, `incomplete` or `protocol_error`."""
         return self._core.verdict
 
@@ -254,9 +308,15 @@ class RunResult:
         return self._core.tokens_freed
 
     @property
+    def supervision(self) -> Optional[Supervision]:
+        """How a supervised run went (who cancelled, the signals, the stderr tail); `None`
+        for a stream read without a supervisor."""
+        return self._supervision
+
+    @property
     def stderr_tail(self) -> str:
-        """The end of the child's stderr (supervised runs only)."""
-        return self._stderr_tail
+        """The end of the child's stderr (supervised runs only, else "")."""
+        return self._supervision.stderr_tail if self._supervision is not None else ""
 
     @property
     def data(self) -> Dict[str, Any]:
@@ -267,7 +327,7 @@ class RunResult:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RunResult):
             return NotImplemented
-        return (self.data, self.stderr_tail) == (other.data, other.stderr_tail)
+        return self.data == other.data
 
     __hash__ = None  # type: ignore[assignment]
 
