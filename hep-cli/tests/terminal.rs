@@ -173,6 +173,20 @@ fn watch_json_escapes_what_json_allows_raw_and_keeps_the_values() {
 }
 
 #[test]
+fn watch_jsonl_escapes_what_json_allows_raw_and_keeps_the_values() {
+    let out = hep_on_emitter(&["watch", "--format", "jsonl"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = assert_safe("watch --format jsonl", &out.stdout);
+    let records: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let header = records.iter().find(|r| r["event"] == "frame").unwrap();
+    assert_eq!(header["frame"]["fah"], format!("FAH:{RAW}"));
+    let stderr = records.iter().find(|r| r["event"] == "stderr").unwrap();
+    assert!(stderr["text"].as_str().unwrap().starts_with("STDERR:\u{1b}[2J\u{1b}]0;title\u{7}"), "{stderr}");
+    let result = &records.last().unwrap()["result"];
+    assert_eq!(result["run"]["answer"], format!("ANSWER:{RAW}"));
+}
+
+#[test]
 fn check_reports_every_quoted_field_escaped() {
     let out = hep_on_emitter(&["check"]);
     assert_eq!(out.code, 1, "the run does not conform: {}", out.stderr);
