@@ -58,6 +58,11 @@ mod canceller;
 mod command;
 mod driver;
 
+/// docs/rust.md, whose Rust blocks run as doc tests of this crate.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/rust.md")]
+pub struct RustGuide;
+
 pub use canceller::Canceller;
 pub use command::Command;
 pub use driver::Process;
