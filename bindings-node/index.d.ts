@@ -8,6 +8,7 @@
 
 import type { SpawnOptions as ChildSpawnOptions } from 'node:child_process';
 import type { Writable } from 'node:stream';
+import { EventEmitter } from 'node:events';
 
 // ---- frames ----
 
@@ -69,8 +70,12 @@ export interface ToolLiveness {
   turn_id: number;
   id: string;
   name: string;
-  /** `heartbeat`, `cancel_retry`, `background_convert`, `escalate` or `advisory` (or a later one). */
-  action: string;
+  /**
+   * `heartbeat`, `cancel_retry`, `background_convert`, `escalate` or `advisory`. A newer
+   * emitter's action still arrives as its string (with the warning
+   * `unknown_liveness_action`): a `switch` should keep a `default` branch.
+   */
+  action: LivenessAction;
   /** Milliseconds since the call started. */
   elapsed_ms: number;
   /** Captured-output size in bytes; absent when the tool reports none. */
@@ -244,7 +249,8 @@ export interface SkippedLine {
 
 /** One `tool_liveness` report. */
 export interface Liveness {
-  action: string;
+  /** As `ToolLiveness.action`. */
+  action: LivenessAction;
   elapsedMs: number;
   outputBytes: number | null;
   detail: string | null;
@@ -457,6 +463,7 @@ export interface ToolOutcome {
   text: string;
 }
 
+/** The `tool_liveness.action` values v1 names. */
 export type LivenessAction = 'heartbeat' | 'cancel_retry' | 'background_convert' | 'escalate' | 'advisory';
 
 export interface WriterOptions {
@@ -475,6 +482,12 @@ export class Writer {
   constructor(out: Writable | { write(line: string): unknown } | ((line: string) => unknown), options: WriterOptions);
   /** The open turn's id, else the last allocated one (0 before any). */
   readonly turnId: number;
+  /**
+   * Resolves once the sink can take more: at once, unless a Writable's last `write`
+   * returned false (its buffer is full), then at its 'drain'; rejects if it closes before.
+   * `await writer.ready` after each frame honours the sink's backpressure.
+   */
+  readonly ready: Promise<void>;
   header(session: string): string | null;
   agentStart(): string | null;
   /** Opens a turn if none is open; writes nothing. */
@@ -516,6 +529,13 @@ export interface SpawnOptions
   /** Cancels the run after this many milliseconds (0 to 2**31 - 1, the longest Node timer). */
   timeoutMs?: number;
   /**
+   * Cancels the run when the child has written no frame for this many milliseconds (any
+   * frame counts, `tool_liveness` heartbeats included; stderr does not). The result's
+   * `reasons[0]` says "idle for N s" and `supervision.cancelledBy` is `'idle'`. From 0 to
+   * 2**31 - 1, checked as `timeoutMs`.
+   */
+  idleTimeoutMs?: number;
+  /**
    * After SIGINT, how many milliseconds before SIGTERM (default `INTERRUPT_GRACE_MS`, 12 s:
    * the reference's 10 s settle plus its drain and exit). Shorten it only for a harness that
    * is known to exit sooner: SIGTERM cuts the reference's settle short (exit 143). From 0 to
@@ -527,30 +547,55 @@ export interface SpawnOptions
    * From 0 to 2**31 - 1, checked as `interruptGraceMs`.
    */
   terminateGraceMs?: number;
+  /** Leaving a `for await` loop early (`break`, `return`, a throw) cancels the run (default false). */
+  cancelOnBreak?: boolean;
   /** The child's stdin (default 'ignore'). */
   stdin?: 'ignore' | 'pipe' | 'inherit';
 }
 
-/** A running harness: `for await (const frame of run)`, `await run.result`, `await run.cancel()`. */
-export class Run implements AsyncIterable<Frame> {
+/** What a `Stream` or a run has found so far. */
+export interface StreamReports {
+  /** Violations found so far. */
+  readonly violations: Violation[];
+  /** Lines skipped so far. */
+  readonly skipped: HepError[];
+  /** The error that halted the stream, or null. */
+  readonly halted: HepError | null;
+}
+
+/**
+ * A running harness: `for await (const frame of run)`, `await run.result`, `await
+ * run.cancel()`, `run.on('stderr', line => ...)`, `await using run = spawn(...)`.
+ */
+export class Run extends EventEmitter implements AsyncIterable<Frame>, AsyncDisposable {
   constructor(command: string, args?: readonly string[], options?: SpawnOptions);
   /** The child's process id (and process group id); undefined if it failed to start. */
   readonly pid: number | undefined;
   /** The child's stdin when spawned with `stdin: 'pipe'`, else null. */
   readonly stdin: Writable | null;
-  /** The stream being fed. */
-  readonly stream: Stream;
+  /** The violations, skipped lines and halt of its stdout stream so far. */
+  readonly stream: StreamReports;
   /** Whether `timeoutMs` ran out and cancelled the run. */
   readonly timedOut: boolean;
-  /** Resolves once the child is reaped and its output read. */
+  /** Resolves once the child is reaped and its pipes are closed (or drained for 2 s after its exit). */
   readonly result: Promise<RunResult>;
   /**
    * SIGINT to the child's group; SIGTERM if it still runs after `interruptGraceMs` (default
-   * 12 s), SIGKILL after `terminateGraceMs` more (default 2 s). Resolves once the child has
-   * exited; calling it again returns the same promise.
+   * 12 s), SIGKILL after `terminateGraceMs` more (default 2 s). A further call takes the
+   * next step at once. Resolves once the child has exited.
    */
   cancel(): Promise<void>;
+  /** Each frame as soon as its line is complete. */
   [Symbol.asyncIterator](): AsyncIterator<Frame>;
+  /** `await using`: cancels the run if it still goes, and resolves once it has ended. */
+  [Symbol.asyncDispose](): Promise<void>;
+  /** Each line of the child's stderr (without its line end) as soon as it is complete. */
+  on(event: 'stderr', listener: (line: string) => void): this;
+  on(event: string | symbol, listener: (...args: any[]) => void): this;
+  once(event: 'stderr', listener: (line: string) => void): this;
+  once(event: string | symbol, listener: (...args: any[]) => void): this;
+  addListener(event: 'stderr', listener: (line: string) => void): this;
+  addListener(event: string | symbol, listener: (...args: any[]) => void): this;
 }
 
 /** Starts a harness in its own process group and reads its stdout as HEP. */

@@ -90,7 +90,8 @@ describe('cancel keeps reading', () => {
   test('a flooding child nobody iterates: verdict cancelled on SIGINT alone, memory bounded', TEST, async () => {
     const run = spawn(...emit('flood'));
     const dog = watchdog(run.pid);
-    await sleep(700);
+    await once(run, 'stderr'); // "flooding": its SIGINT handler is set
+    await sleep(500);
     await run.cancel();
     const result = await run.result;
     dog.stop();

@@ -2,7 +2,7 @@
 // of any size and content, and the errors of wrong arguments.
 
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { HepError, Stream, Writer, parseLine } from 'hep';
 
@@ -64,6 +64,57 @@ describe('Writer', () => {
       '{"type":"tool_start","turn_id":1,"id":"c","name":"grep","args_summary":"{\\"pattern\\":\\"x\\",\\"n\\":2}"}\n',
       '{"type":"cancelled","turn_id":1}\n',
     ]);
+  });
+
+  test('backpressure: with a slow sink, awaiting `ready` keeps its buffer bounded', async () => {
+    const received = [];
+    let most = 0;
+    // A sink that takes a line every 2 ms and buffers at most 256 bytes before write() says false.
+    const sink = new Writable({
+      highWaterMark: 256,
+      write(chunk, encoding, done) {
+        received.push(chunk.toString());
+        most = Math.max(most, this.writableLength);
+        setTimeout(done, 2);
+      },
+    });
+    let drains = 0;
+    sink.on('drain', () => (drains += 1));
+    const chunks = Array.from({ length: 50 }, (_, i) => `${i}`.padEnd(100, '.'));
+    const out = new Writer(sink, { fahVersion: '1.2.3' });
+    out.header('s');
+    out.agentStart();
+    // START writer-ready
+    for (const chunk of chunks) {
+      out.messageDelta(chunk);
+      await out.ready; // at once, or at the sink's 'drain' once its write() returned false
+    }
+    // END writer-ready
+    assert.ok(drains > 5, `write() never returned false (${drains} drains)`);
+    assert.ok(most <= 256 + 200, `the sink buffered ${most} bytes`);
+    await new Promise((resolve) => sink.end(resolve));
+    assert.equal(received.length, 52);
+    assert.equal(received.at(-1), `{"type":"message_delta","turn_id":1,"delta":"${chunks.at(-1)}"}\n`);
+
+    // Without awaiting, the buffer grows with every line: that is what `ready` is for.
+    const hasty = new Writable({ highWaterMark: 256, write: (chunk, encoding, done) => setTimeout(done, 2) });
+    const unbounded = new Writer(hasty, { fahVersion: '1.2.3' });
+    for (const chunk of chunks) unbounded.messageDelta(chunk);
+    assert.ok(hasty.writableLength > 4000);
+    assert.equal(await Promise.race([unbounded.ready.then(() => 'drained'), Promise.resolve('pending')]), 'pending');
+    hasty.destroy();
+  });
+
+  test('ready rejects if the sink closes before it drains; a function sink is always ready', async () => {
+    const sink = new Writable({ highWaterMark: 1, write: () => {} }); // never done
+    const writer = new Writer(sink, { fahVersion: '1.2.3' });
+    writer.header('s');
+    const ready = writer.ready;
+    sink.destroy();
+    await assert.rejects(ready, { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+    const { writer: toList } = collecting();
+    toList.header('s');
+    assert.equal(await toList.ready, undefined);
   });
 
   test('turn ids: turnStart opens silently, terminals close, compactions reuse', () => {

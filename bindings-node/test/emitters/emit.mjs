@@ -10,7 +10,8 @@
 //     emit.mjs deaf             ignores SIGINT only, waits forever (SIGTERM ends it)
 //     emit.mjs flood            writes 1 KB deltas as fast as its stdout takes them (a
 //                               Writer awaiting `ready` on an asynchronous pipe) until
-//                               SIGINT: then `cancelled`, exit 130; notes how many it wrote
+//                               SIGINT: then `cancelled`, exit 130; notes when it starts
+//                               (its SIGINT handler set) and how many it wrote
 //
 // The reference harness's own paths (conformance/stream/reference/), each after a complete
 // two-round run (header, agent_start, a tool call, two turn_done):
@@ -128,6 +129,7 @@ async function flood() {
   process.on('SIGINT', () => {
     stop = true;
   });
+  note('flooding');
   const out = new Socket({ fd: 1, readable: false });
   const writer = new Writer(out, { fahVersion: '9.9.9' });
   writer.header('emit-flood');

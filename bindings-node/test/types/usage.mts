@@ -11,7 +11,12 @@ import {
   parseLine,
   read,
   spawn,
+  Supervisor,
   type Frame,
+  type LivenessAction,
+  type SupervisorAction,
+  type SupervisorEvent,
+  type Supervision,
   type RunResult,
   type Turn,
   type ToolCall,
@@ -185,4 +190,104 @@ async function supervise(): Promise<RunResult> {
   return run.result;
 }
 
+// ---- liveness actions are v1's union ----
+
+function heartbeat(frame: Frame): LivenessAction | null {
+  if (frame.type !== 'tool_liveness') return null;
+  switch (frame.action) {
+    case 'heartbeat':
+    case 'cancel_retry':
+    case 'background_convert':
+    case 'escalate':
+    case 'advisory':
+      return frame.action;
+    default: {
+      const never: never = frame.action;
+      return never;
+    }
+  }
+}
+// @ts-expect-error an action v1 does not name
+const nap: LivenessAction = 'nap';
+
+// ---- the run as a driver's user sees it: events, disposal, options ----
+
+async function driven(): Promise<void> {
+  const run = spawn('fa', ['-p', 'hi'], { idleTimeoutMs: 300_000, cancelOnBreak: true });
+  run.on('stderr', (line) => line.toUpperCase());
+  run.once('stderr', (line) => line.length);
+  run.on('anything', (...args: unknown[]) => args);
+  const reports: [Violation[], HepError[], HepError | null] = [run.stream.violations, run.stream.skipped, run.stream.halted];
+  // @ts-expect-error a run's stream is not fed by the user
+  run.stream.feed('x');
+  {
+    await using disposed = spawn('fa', [], { cancelOnBreak: false });
+    for await (const frame of disposed) if (frame.type === 'tool_start') break;
+  }
+  const s: Supervision | null = (await run.result).supervision;
+  const who: 'user' | 'timeout' | 'idle' | null | undefined = s?.cancelledBy;
+  const at: number | undefined = s?.signals[0]?.atMs;
+  // @ts-expect-error idleTimeoutMs is milliseconds
+  spawn('fa', [], { idleTimeoutMs: '5m' });
+  // @ts-expect-error cancelOnBreak is a boolean
+  spawn('fa', [], { cancelOnBreak: 'yes' });
+  await writer.ready;
+  void [reports, who, at];
+}
+
+// ---- the Supervisor, for a driver of one's own ----
+
+function drive(): RunResult | null {
+  const sup = new Supervisor(performance.now(), { timeoutMs: 60_000, idleTimeoutMs: null, strict: true, limits: { maxTurns: 5 } });
+  sup.stdout(performance.now(), Buffer.from('{}\n'));
+  sup.stderr(performance.now(), 'warning\n');
+  sup.exited(performance.now(), null, 'SIGKILL');
+  sup.exited(performance.now(), 0);
+  sup.cancel(performance.now());
+  sup.cancel(performance.now(), 'idle', 500);
+  // @ts-expect-error the reasons are user, timeout and idle
+  sup.cancel(performance.now(), 'bored');
+  // @ts-expect-error options are named
+  new Supervisor(0, { timeout: 5 });
+  // @ts-expect-error the time comes first
+  new Supervisor({ timeoutMs: 5 });
+  for (let action = sup.pollAction(); action !== null; action = sup.pollAction()) {
+    switch (action.kind) {
+      case 'signal': {
+        const name: 'SIGINT' | 'SIGTERM' | 'SIGKILL' = action.signal;
+        const after: number | undefined = action.next?.afterMs;
+        void [name, after, action.reason];
+        break;
+      }
+      case 'kill_group':
+      case 'pause_stdout':
+      case 'resume_stdout':
+      case 'close_pipes':
+        // @ts-expect-error only a signal step has a signal
+        void action.signal;
+        break;
+      default: {
+        const never: never = action;
+        void never;
+      }
+    }
+  }
+  const events: SupervisorEvent[] = sup.pollEvents(64);
+  for (const event of events) {
+    if (event.kind === 'frame') describe(event.frame);
+    else if (event.kind === 'violation') void event.violation.code;
+    else void event.error.code;
+  }
+  const raw = new Supervisor(0, { raw: true }).pollEvents();
+  const rawLine: number | undefined = raw[0]?.kind === 'frame' ? raw[0].frame.line : undefined;
+  const line: string | null = sup.pollStderr();
+  const due: number | null = sup.deadline();
+  const flags: [boolean, boolean] = [sup.paused, sup.finished];
+  const action: SupervisorAction | null = sup.pollAction();
+  sup.tick(due ?? 0);
+  void [rawLine, line, flags, action];
+  return sup.result();
+}
+
+void [heartbeat, nap, driven, drive];
 void [bogus, betweenRounds, withLine, raw, lineNumber, frames, violations, skipped, halted, verdict, answer, exitCode, tail, cost, status, turnId, wrongVerdict, written, none, turn, supervise];
