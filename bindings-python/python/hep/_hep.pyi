@@ -6,7 +6,7 @@ subclassed. Integer fields are non-negative (a negative one raises `OverflowErro
 stream carries at most 2**53 - 1.
 """
 
-import signal
+from signal import Signals as _Signals
 from typing import IO, Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from typing_extensions import Final, Literal, NotRequired, TypeAlias, TypedDict, final
@@ -871,13 +871,13 @@ class SupervisorAction:
     @property
     def kind(self) -> _ActionKind: ...
     @property
-    def signal(self) -> Optional[signal.Signals]:
+    def signal(self) -> Optional[_Signals]:
         """The signal to send to the child's group (`signal` and `kill_group`), else `None`."""
     @property
     def reason(self) -> Optional[_CancelReason]:
         """Why the run is being cancelled (`signal` only)."""
     @property
-    def next(self) -> Optional[Tuple[signal.Signals, float]]:
+    def next(self) -> Optional[Tuple[_Signals, float]]:
         """The next step of the cancel and the seconds before it (`signal` only)."""
     def __eq__(self, other: object, /) -> bool: ...
 

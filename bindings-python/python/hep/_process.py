@@ -269,7 +269,7 @@ class _Driver:
         self._act()
 
     def _stderr_lines(self) -> List[str]:
-        lines = []
+        lines: List[str] = []
         while True:
             line = self._sup.poll_stderr()
             if line is None:
