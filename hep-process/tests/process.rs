@@ -209,12 +209,12 @@ fn idle_timeout_cancels_a_child_that_sends_no_frame() {
 #[test]
 fn frames_keep_an_idle_timeout_away() {
     let script = format!(
-        "{}; for i in 1 2 3 4 5 6; do sleep 0.1; {}; done; {}",
+        "{}; for i in 1 2 3 4 5 6; do sleep 0.5; {}; done; {}",
         print_lines(&[HEADER, AGENT_START, MESSAGE_START]),
         print_lines(&[r#"{"type":"message_delta","turn_id":1,"delta":"."}"#]),
         print_lines(&[DONE])
     );
-    let result = sh(&script, "busy").idle_timeout(Duration::from_millis(400)).run(|_| {}).unwrap();
+    let result = sh(&script, "busy").idle_timeout(Duration::from_millis(1500)).run(|_| {}).unwrap();
     assert_eq!(result.verdict.as_str(), "ok", "{:?}", result.reasons);
     assert_eq!(result.supervision.unwrap().cancelled_by, None);
 }
