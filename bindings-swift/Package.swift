@@ -26,6 +26,9 @@ let package = Package(
                 .unsafeFlags(["-L\(rustLibDir)", "-Xlinker", "-rpath", "-Xlinker", rustLibDir]),
             ]
         ),
-        .testTarget(name: "HepTests", dependencies: ["Hep"], path: "Tests/HepTests"),
+        // A program that starts a harness and exits while it runs: the tests check that its
+        // exit cancels the child.
+        .executableTarget(name: "hep-exit-check", dependencies: ["Hep"], path: "Tests/ExitCheck"),
+        .testTarget(name: "HepTests", dependencies: ["Hep", "hep-exit-check"], path: "Tests/HepTests"),
     ]
 )

@@ -37,6 +37,8 @@ final class Driver: @unchecked Sendable {
     private var stdoutEnded = false
     private var readFailure: HepError?
     private var didTimeOut = false
+    /// A cancel was asked for or ordered.
+    private var cancelling = false
     private var taken: [Supervisor.Event] = []
     private var head = 0
     private var waiter: CheckedContinuation<Supervisor.Event?, any Error>?
@@ -67,9 +69,16 @@ final class Driver: @unchecked Sendable {
 
     /// Asks the supervisor to cancel (the signal it orders is sent at once, from here).
     func cancel(grace: Duration?) {
+        lock.withLock { cancelling = true }
         supervisor.cancel(at: now, reason: .user, interruptGrace: grace)
         act()
         wakeLoop()
+    }
+
+    /// Cancels the run unless a cancel is under way, which a second request would hurry
+    /// (for the release of the process and the exit of this program).
+    func cancelUnlessCancelling() {
+        if !lock.withLock({ cancelling }) { cancel(grace: nil) }
     }
 
     /// The result, once the run is over. From now on stdout is read on regardless of the
@@ -144,6 +153,7 @@ final class Driver: @unchecked Sendable {
                 switch action {
                 case .signal(let step):
                     didTimeOut = didTimeOut || step.reason == .timeout
+                    cancelling = true
                     if !reaped { _ = killpg(pid, step.signal.number) }
                 case .killGroup:
                     if !reaped { _ = killpg(pid, SIGKILL) }
@@ -288,21 +298,24 @@ private func exitStatus(_ info: siginfo_t) -> ExitStatus {
     return Int(info.si_code) == Int(CLD_EXITED) ? .code(status) : .signal(status)
 }
 
-/// The drivers whose child may still run: at the exit of this process, each is cancelled.
+/// The drivers whose child may still run: at the exit of this process, each is cancelled
+/// (not at the exit of a copy of it that `fork` made, whose drivers are not its own).
 final class Running: @unchecked Sendable {
     private let lock = NSLock()
     private var drivers: [ObjectIdentifier: Driver] = [:]
+    private let owner = getpid()
 
     init() {
-        atexit { running.cancelAll() }
+        atexit { if getpid() == running.owner { running.cancelAll() } }
     }
 
     func add(_ driver: Driver) { lock.withLock { drivers[ObjectIdentifier(driver)] = driver } }
     func remove(_ driver: Driver) { lock.withLock { drivers[ObjectIdentifier(driver)] = nil } }
 
-    /// Cancels every run under way (its first signal is sent before this returns).
+    /// Cancels every run not being cancelled already (its first signal is sent before this
+    /// returns).
     func cancelAll() {
-        lock.withLock { Array(drivers.values) }.forEach { $0.cancel(grace: nil) }
+        lock.withLock { Array(drivers.values) }.forEach { $0.cancelUnlessCancelling() }
     }
 }
 

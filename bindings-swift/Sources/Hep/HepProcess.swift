@@ -171,7 +171,7 @@ public final class HepProcess: Sendable {
     }
 
     deinit {
-        driver.cancel(grace: nil)
+        driver.cancelUnlessCancelling()
     }
 
     /// The frames the child writes, each delivered as soon as its line is complete; the

@@ -126,6 +126,19 @@ public final class Supervisor: Sendable {
             public let signal: CancelSignal
             /// The wait before it.
             public let after: Duration
+
+            /// `signal` after `after`.
+            public init(signal: CancelSignal, after: Duration) {
+                self.signal = signal
+                self.after = after
+            }
+        }
+
+        /// A step sending `signal` for `reason`, then `next`.
+        public init(signal: CancelSignal, reason: CancelReason, next: Next?) {
+            self.signal = signal
+            self.reason = reason
+            self.next = next
         }
     }
 

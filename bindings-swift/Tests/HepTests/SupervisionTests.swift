@@ -1,0 +1,355 @@
+// What the core's Supervisor gives every driver, with real children through HepProcess: a
+// cancel keeps reading, the idle timeout, live stderr, no orphans (release, exit of the
+// supervisor), a second cancel; the driver's own: a bare name looked up on PATH, stdin;
+// LivenessAction; and the public Supervisor driven by hand.
+
+import Foundation
+import Hep
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+let sh = URL(fileURLWithPath: "/bin/sh")
+let toolStart = #"{"type":"tool_start","turn_id":1,"id":"c1","name":"bash","args_summary":"command=ls"}"#
+let heartbeat = #"{"type":"tool_liveness","turn_id":1,"id":"c1","name":"bash","action":"heartbeat","elapsed_ms":100}"#
+let toolTurnDone =
+    #"{"type":"turn_done","turn_id":1,"message":"m","tool_results":[{"id":"c1","name":"bash","ok":true,"text":"a"}],"usage":{"input":1,"output":2,"cost":0.5},"stop_reason":"stop"}"#
+
+/// A shell loop writing `message_delta` lines as fast as it can, eight per `printf`: each
+/// write is far below PIPE_BUF, so whole lines reach the pipe whenever a signal comes.
+let flood = "d='\(delta)'; while :; do printf '%s\\n' \"$d\" \"$d\" \"$d\" \"$d\" \"$d\" \"$d\" \"$d\" \"$d\"; done"
+
+/// A file in a fresh temporary folder (removed by `cleanUp`).
+func scratch(_ name: String) throws -> (file: URL, cleanUp: () -> Void) {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hep-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return (folder.appendingPathComponent(name), { try? FileManager.default.removeItem(at: folder) })
+}
+
+@Suite struct CancelKeepsReading {
+    /// Nobody takes the frames of a child that floods stdout: stdout is paused and the child
+    /// blocks on its full pipe. The cancel reads on, so the child's SIGINT handler can write
+    /// `cancelled` and exit 130: cancelled by SIGINT alone, not killed.
+    @Test func aChildBlockedOnAFullPipeCanStillWriteCancelled() async throws {
+        let process = try HepProcess(
+            executableURL: sh, arguments: ["-c", "\(cancelHandler) trap cancel INT; \(printLines(header, agentStart)); \(flood)"],
+            interruptGrace: .seconds(20))
+        let dog = Watchdog(process.pid, seconds: 30)
+        try await Task.sleep(for: .milliseconds(500))  // far more than 1 MiB and a pipe's worth
+        #expect(alive(process.pid))
+        let cancelled = ContinuousClock.now
+        process.cancel()
+        let result = await process.result
+        let took = ContinuousClock.now - cancelled
+        dog.stop()
+        #expect(result.verdict == .cancelled, "\(result.reasons)")
+        #expect(result.exitCode == ExitCode.cancelled)
+        #expect(result.lastTerminal == .cancelled, "the child's `cancelled` frame was read")
+        #expect(result.supervision?.signals.map(\.signal) == [.interrupt], "SIGINT alone")
+        #expect(result.supervision?.cancelledBy == .user)
+        #expect(result.skipped.isEmpty && result.conforms, "\(result.reasons)")
+        #expect(took < .seconds(10), "the cancel took \(took)")
+        try await expectNoProcessLeft(process.pid)
+    }
+
+    /// The first cancel sends SIGINT; each further one takes the next step at once (SIGTERM,
+    /// then SIGKILL), whatever the graces.
+    @Test func aSecondCancelTakesTheNextStepAtOnce() async throws {
+        let process = try HepProcess(
+            executableURL: sh, arguments: ["-c", stubbornReporter], interruptGrace: .seconds(60), terminateGrace: .seconds(60))
+        let dog = Watchdog(process.pid)
+        _ = try await frames(of: process, until: isDelta)
+        let started = ContinuousClock.now
+        var arrived: [String] = []
+        process.cancel()
+        for try await frame in process.frames {
+            guard let text = deltaText(frame) else { continue }
+            arrived.append(text)
+            process.cancel()  // after SIGINT, SIGTERM; after SIGTERM, SIGKILL
+        }
+        let result = await process.result
+        let took = ContinuousClock.now - started
+        dog.stop()
+        #expect(arrived == ["SIGINT", "SIGTERM"])
+        #expect(result.exitCode == ExitCode.forSignal(SIGKILL))
+        #expect(result.supervision?.signals.map(\.signal) == [.interrupt, .terminate, .kill])
+        #expect(took < .seconds(5), "the cancels took \(took)")
+        try await expectNoProcessLeft(process.pid)
+    }
+}
+
+@Suite struct IdleTimeout {
+    /// A child that writes no frame for the idle timeout is cancelled (its stderr does not
+    /// count); the first reason says so.
+    @Test func aRunWithoutAFrameForTheIdleTimeoutIsCancelled() async throws {
+        let process = try HepProcess(
+            executableURL: sh,
+            arguments: ["-c", "\(cancelHandler) trap cancel INT; \(printLines(header, agentStart, delta)); "
+                + "while :; do echo 'still thinking' >&2; sleep 0.05; done"],
+            idleTimeout: .milliseconds(300))
+        let started = ContinuousClock.now
+        let (seen, result) = try await watched(process)
+        let took = ContinuousClock.now - started
+        #expect(seen.last?.type == "cancelled")
+        #expect(result.verdict == .cancelled, "\(result.reasons)")
+        #expect(result.reasons.first == "the supervisor cancelled the run: idle for 0.3 s: no frame")
+        #expect(result.supervision?.cancelledBy == .idle)
+        #expect(!process.timedOut)
+        #expect(took >= .milliseconds(300) && took < .seconds(5), "took \(took)")
+        try await expectNoProcessLeft(process.pid)
+    }
+
+    /// Any frame restarts the idle timeout, a tool call's heartbeats included: a run that
+    /// takes four times the idle timeout, with a heartbeat every 100 ms, is not cancelled.
+    @Test func heartbeatsKeepARunAlive() async throws {
+        let process = try HepProcess(
+            executableURL: sh,
+            arguments: ["-c", "\(printLines(header, agentStart, toolStart)); i=0; while [ $i -lt 12 ]; do sleep 0.1; "
+                + "\(printLines(heartbeat)); i=$((i + 1)); done; \(printLines(toolTurnDone))"],
+            idleTimeout: .milliseconds(400))
+        let (seen, result) = try await watched(process)
+        #expect(seen.filter { $0.type == "tool_liveness" }.count == 12)
+        #expect(result.verdict == .ok, "\(result.reasons)")
+        #expect(result.supervision?.cancelledBy == nil)
+        #expect((result.supervision?.durationMs ?? 0) >= 1200)
+        try await expectNoProcessLeft(process.pid)
+    }
+}
+
+@Suite struct LiveStderr {
+    /// Each stderr line arrives as soon as it is complete, while the child runs; the lines
+    /// end with the run, and the tail keeps them too.
+    @Test func stderrLinesArriveWhileTheChildRuns() async throws {
+        let process = try shell(
+            "trap 'echo two >&2; exit 0' USR1; echo one >&2; printf 'no newline yet' >&2; \(printLines(header)); "
+                + "while :; do sleep 0.05; done")
+        let dog = Watchdog(process.pid)
+        var lines = process.stderrLines.makeAsyncIterator()
+        #expect(await lines.next() == "one")
+        #expect(alive(process.pid), "the line came while the child runs")
+        #expect(kill(process.pid, SIGUSR1) == 0)
+        #expect(await lines.next() == "no newline yettwo")
+        #expect(await lines.next() == nil, "the lines end with the run")
+        let result = await process.result
+        dog.stop()
+        #expect(result.stderrTail == "one\nno newline yettwo\n")
+        #expect(result.supervision?.stderrTail == result.stderrTail)
+    }
+
+    /// Stderr lines are never held behind frames nobody takes: stdout is paused, and a line
+    /// written then still arrives.
+    @Test func aStderrLineIsNotHeldBehindUnreadFrames() async throws {
+        let process = try shell("(sleep 0.5; echo late >&2) & \(printLines(header, agentStart)); \(flood)")
+        let dog = Watchdog(process.pid)
+        var lines = process.stderrLines.makeAsyncIterator()
+        #expect(await lines.next() == "late")
+        process.cancel()
+        let result = await process.result
+        dog.stop()
+        #expect(result.verdict == .cancelled, "\(result.reasons)")
+        try await expectNoProcessLeft(process.pid)
+    }
+}
+
+@Suite struct NoOrphans {
+    /// hep-exit-check, built beside this test bundle.
+    static let exitCheck = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("hep-exit-check")
+
+    /// Runs hep-exit-check with `script` (and `release`), returning the pid of the child it
+    /// left running when it exited.
+    static func exitWhileAChildRuns(_ script: String, release: Bool = false) throws -> Int32 {
+        let program = Process()
+        program.executableURL = exitCheck
+        program.arguments = [script] + (release ? ["release"] : [])
+        let output = Pipe()
+        program.standardOutput = output
+        try program.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        program.waitUntilExit()
+        #expect(program.terminationStatus == 0)
+        return try #require(Int32(String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
+    /// A program that exits while its harness runs cancels it on the way out (atexit): the
+    /// child gets SIGINT, once.
+    @Test(arguments: [false, true])
+    func theExitOfTheSupervisorCancelsItsChildren(_ releasedFirst: Bool) async throws {
+        let (file, cleanUp) = try scratch("signals")
+        defer { cleanUp() }
+        let script =
+            "trap 'echo INT >> \(file.path); sleep 0.3; exit 130' INT; trap 'echo TERM >> \(file.path); exit 143' TERM; "
+            + "\(printLines(header)); while :; do sleep 0.05; done"
+        let pid = try Self.exitWhileAChildRuns(script, release: releasedFirst)
+        defer { _ = kill(pid, SIGKILL) }
+        #expect(try await eventually { !alive(pid) }, "the child \(pid) outlived its supervisor")
+        let signals = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        #expect(signals == "INT\n", "one SIGINT, not hurried by a second cancel: \(signals.debugDescription)")
+    }
+}
+
+@Suite struct Spawning {
+    /// A bare name is looked up on PATH (the given environment's when it sets one); a name
+    /// with a `/` is a path; no such program is ENOENT.
+    @Test func aBareNameIsLookedUpOnPath() async throws {
+        let process = try HepProcess(executable: "sh", arguments: ["-c", printLines(header, agentStart, turnDone)])
+        let (seen, result) = try await watched(process)
+        #expect(seen.count == 3 && result.verdict == .ok)
+
+        let (harness, cleanUp) = try scratch("my-harness")
+        defer { cleanUp() }
+        let folder = harness.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("sub/my-harness"), withIntermediateDirectories: true)
+        try "#!/bin/sh\n\(printLines(header, agentStart, turnDone))\n".write(to: harness, atomically: true, encoding: .utf8)
+        #expect(chmod(harness.path, 0o755) == 0)
+        // A folder of that name earlier on PATH is passed over.
+        let path = "\(folder.path)/sub:\(folder.path):/usr/bin:/bin"
+        let found = try HepProcess(executable: "my-harness", environment: ["PATH": path])
+        #expect(try await watched(found).result.verdict == .ok)
+        let byPath = try HepProcess(executable: harness.path)
+        #expect(try await watched(byPath).result.verdict == .ok)
+
+        #expect(throws: POSIXError(.ENOENT)) { try HepProcess(executable: "my-harness") }
+        #expect(throws: POSIXError(.ENOENT)) { try HepProcess(executable: "") }
+    }
+
+    /// stdin: `/dev/null` by default; a pipe written through `standardInput`; a file handle.
+    @Test func theChildReadsTheStdinItIsGiven() async throws {
+        let lines = [header, agentStart, turnDone].map { $0 + "\n" }.joined()
+
+        let silent = try HepProcess(executable: "cat")
+        #expect(silent.standardInput == nil)
+        let (none, nothing) = try await watched(silent)
+        #expect(none.isEmpty && nothing.exitCode == 0)
+
+        let piped = try HepProcess(executable: "cat", standardInput: .pipe)
+        let writer = try #require(piped.standardInput)
+        try writer.write(contentsOf: Data(lines.utf8))
+        try writer.close()
+        let (seen, result) = try await watched(piped)
+        #expect(seen.map(\.type) == ["hep_header", "agent_start", "turn_done"])
+        #expect(result.verdict == .ok)
+
+        let (file, cleanUp) = try scratch("input")
+        defer { cleanUp() }
+        try lines.write(to: file, atomically: true, encoding: .utf8)
+        let handle = try FileHandle(forReadingFrom: file)
+        let fromFile = try HepProcess(executable: "cat", standardInput: .fileHandle(handle))
+        try handle.close()
+        #expect(try await watched(fromFile).result.verdict == .ok)
+    }
+}
+
+@Suite struct LivenessActions {
+    static func liveness(_ action: String) -> String {
+        #"{"type":"tool_liveness","turn_id":1,"id":"c1","name":"bash","action":"\#(action)","elapsed_ms":5}"#
+    }
+
+    /// `ToolLiveness.action` is a `LivenessAction`: v1's five by case, any other kept by its
+    /// wire name (as the core keeps it), whether read by line or from a stream.
+    @Test func anActionIsAnEnumThatKeepsAnUnknownName() throws {
+        guard case .toolLiveness(let known) = try parseLine(Self.liveness("cancel_retry")) else {
+            Issue.record("not a tool_liveness")
+            return
+        }
+        #expect(known.action == .cancelRetry)
+        let line = Self.liveness("reroute")
+        guard case .toolLiveness(let future) = try parseLine(line) else {
+            Issue.record("not a tool_liveness")
+            return
+        }
+        #expect(future.action == .unknown("reroute") && !future.action.isKnown && future.action.name == "reroute")
+        #expect(try encode(.toolLiveness(future)) == line, "the unknown action is written back as it was read")
+        let stream = HepStream()
+        let frames = try stream.feed([header, agentStart, toolStart, line, Self.liveness("escalate")].map { $0 + "\n" }.joined())
+        let actions = frames.compactMap { (frame: Frame) -> LivenessAction? in
+            if case .toolLiveness(let l) = frame { l.action } else { nil }
+        }
+        #expect(actions == [.unknown("reroute"), .escalate])
+        let result = stream.finish(exitCode: nil)
+        #expect(result.turns.first?.tools.first?.followups.map(\.action) == [.unknown("reroute"), .escalate])
+        #expect(stream.violations.map(\.code).contains("unknown_liveness_action"))
+    }
+
+    /// The Swift spelling of the names (read for every frame) is the core's.
+    @Test func theNamesAreTheCores() {
+        for name in ["heartbeat", "cancel_retry", "background_convert", "escalate", "advisory"] {
+            let action = LivenessAction(wireName: name)
+            #expect(action == LivenessAction(name: name) && action.isKnown && action.name == name)
+        }
+        #expect(LivenessAction(name: "reroute") == nil && LivenessAction(wireName: "reroute") == .unknown("reroute"))
+    }
+
+    /// The writer writes v1's actions only.
+    @Test func theWriterRefusesAnUnknownAction() throws {
+        let writer = Writer { _ in }
+        try writer.toolStart(id: "c1", name: "bash", args: "{}")
+        #expect(throws: HepError.self) {
+            try writer.toolLiveness(id: "c1", name: "bash", action: .unknown("reroute"), elapsedMs: 5)
+        }
+        do {
+            try writer.toolLiveness(id: "c1", name: "bash", action: .unknown("reroute"), elapsedMs: 5)
+        } catch let error as HepError {
+            #expect(error.kind == "unencodable" && error.message.contains("reroute"))
+        }
+        #expect(try writer.toolLiveness(id: "c1", name: "bash", action: .heartbeat, elapsedMs: 5) != nil)
+    }
+}
+
+@Suite struct SupervisorAPI {
+    /// The options default to the core's policy, which HepProcess uses.
+    @Test func theOptionsAreTheCoresPolicy() {
+        let o = Supervisor.Options()
+        #expect(o.interruptGrace == HepProcess.interruptGrace && o.terminateGrace == HepProcess.terminateGrace)
+        #expect(o.stderrTailBytes == HepProcess.stderrTailBytes)
+        #expect(o.drain == .seconds(2) && o.pauseAtBytes == 1 << 20 && o.maxStderrLine == 16 << 10)
+        #expect(o.timeout == nil && o.idleTimeout == nil && !o.strict && o.limits == Limits())
+    }
+
+    /// A driver's loop by hand, on a made-up clock: events in order (a skipped line between
+    /// two frames), the cancel's SIGINT with its next step, the group kill at the exit, the
+    /// result with its supervision report.
+    @Test func aDriverByHand() {
+        let supervisor = Supervisor(options: .init(interruptGrace: .seconds(3)))
+        supervisor.stdout(at: .milliseconds(5), Data("\(header)\n{oops\n\(agentStart)\n".utf8))
+        supervisor.stderr(at: .milliseconds(6), Data("warming up\npartial".utf8))
+        #expect(supervisor.pollStderr() == "warming up" && supervisor.pollStderr() == nil)
+        let events = supervisor.pollEvents()
+        #expect(events.count == 3)
+        if case .frame(let first) = events[0], case .skipped(let error) = events[1], case .frame(let last) = events[2] {
+            #expect(first.frame.type == "hep_header" && error.kind == "syntax" && last.line == 3)
+        } else {
+            Issue.record("not frame, skipped, frame: \(events)")
+        }
+        #expect(supervisor.pollEvent() == nil)
+
+        supervisor.cancel(at: .milliseconds(10))
+        let step = Supervisor.SignalStep.Next(signal: .terminate, after: .seconds(3))
+        guard case .signal(let sigint) = supervisor.pollAction() else {
+            Issue.record("no signal")
+            return
+        }
+        #expect(sigint.signal == .interrupt && sigint.signal.number == SIGINT && sigint.reason == .user && sigint.next == step)
+        #expect(supervisor.deadline == .milliseconds(3010))
+        supervisor.stdout(at: .milliseconds(400), Data("\(cancelledFrame)\n".utf8))
+        supervisor.exited(at: .milliseconds(450), .code(130))
+        #expect(supervisor.pollAction() == .killGroup)
+        #expect(supervisor.deadline == .milliseconds(2450), "the drain")
+        supervisor.stdoutClosed(at: .milliseconds(460))
+        supervisor.stderrClosed(at: .milliseconds(460))
+        #expect(supervisor.isFinished && supervisor.deadline == nil)
+        #expect(supervisor.pollStderr() == "partial")
+        #expect(supervisor.pollEvents().map { if case .frame(let r) = $0 { r.frame.type } else { "-" } } == ["cancelled"])
+        let result = supervisor.result
+        // The malformed line is a protocol error, cancelled or not; the cancel comes first.
+        #expect(result?.verdict == .protocolError && result?.exitCode == 130)
+        #expect(result?.reasons.first == "the supervisor cancelled the run: cancelled on request")
+        #expect(result?.reasons.contains { $0.hasPrefix("skipped") } == true, "\(result?.reasons ?? [])")
+        #expect(result?.supervision?.signals == [SentSignal(atMs: 10, signal: .interrupt)])
+        #expect(result?.supervision?.durationMs == 460 && result?.stderrTail == "warming up\npartial")
+    }
+}
