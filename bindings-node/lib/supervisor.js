@@ -34,13 +34,13 @@ function config(options, what) {
   }
   const { strict = false, raw = false } = options;
   const given = {
-    strict: check.boolean(strict, `${what}.strict`),
-    raw: check.boolean(raw, `${what}.raw`),
-    maxLineBytes: check.count(options.maxLineBytes ?? constants.maxLineBytes, `${what}.maxLineBytes`),
-    limits: checkLimits(options.limits, `${what}.limits`),
+    strict: check.boolean(strict, `${what}: strict`),
+    raw: check.boolean(raw, `${what}: raw`),
+    maxLineBytes: check.count(options.maxLineBytes ?? constants.maxLineBytes, `${what}: maxLineBytes`),
+    limits: checkLimits(options.limits, `${what}: limits`),
   };
-  for (const key of TIMES) given[key] = check.optional(options[key], undefined, ms, `${what}.${key}`);
-  for (const key of SIZES.slice(1)) given[key] = check.optional(options[key], undefined, check.count, `${what}.${key}`);
+  for (const key of TIMES) given[key] = check.optional(options[key], undefined, ms, `${what}: ${key}`);
+  for (const key of SIZES.slice(1)) given[key] = check.optional(options[key], undefined, check.count, `${what}: ${key}`);
   return given;
 }
 

@@ -362,6 +362,45 @@ describe('no orphans when Node goes away', () => {
     await assertNoProcessLeft(pid, pid, await readPid(pidfile));
   });
 
+  test('Node SIGKILLed: no hook can run, the run outlives it; under setpriv --pdeathsig the child dies with Node', TEST, async (t) => {
+    try {
+      execFileSync('setpriv', ['--version'], { stdio: 'ignore' });
+    } catch {
+      t.skip('no setpriv (util-linux) here');
+      return;
+    }
+    const script = `
+      import { spawn } from 'hep';
+      const [command, args] = JSON.parse(process.argv[1]);
+      const plain = spawn(command, args);
+      // START pdeathsig
+      const run = spawn('setpriv', ['--pdeathsig', 'KILL', '--', command, ...args]); // Linux: dies with Node
+      // END pdeathsig
+      console.log(plain.pid, run.pid);
+      setInterval(() => {}, 1000);
+    `;
+    const child = spawnChild(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(['sleep', ['20']])], {
+      cwd: PACKAGE,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const [line] = await once(child.stdout, 'data');
+    const [plain, guarded] = line.toString().trim().split(' ').map(Number);
+    try {
+      assert.ok(alive(plain) && alive(guarded));
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      assert.ok(await eventually(() => !alive(guarded)), 'the child under setpriv outlived Node');
+      await sleep(200);
+      assert.ok(alive(plain), 'expected the documented limit: without PR_SET_PDEATHSIG the child outlives a SIGKILLed Node');
+    } finally {
+      for (const pid of [plain, guarded]) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {}
+      }
+    }
+  });
+
   test('a finished run leaves no listener behind', TEST, async () => {
     const before = ['exit', 'SIGINT', 'SIGTERM', 'SIGHUP'].map((e) => process.listenerCount(e));
     const run = spawn(...simulate('chat'));

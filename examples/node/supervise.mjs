@@ -12,7 +12,9 @@
 // PATH. Everything the stream says goes through `sanitize` before it reaches the
 // terminal. The exit code is the child's (0 ok, 1 failed, 130 cancelled). A Ctrl-C is passed
 // on as `run.cancel()`: SIGINT, then SIGTERM after the core's 12 s grace (the reference
-// settles for up to 10 s) and SIGKILL 2 s later.
+// settles for up to 10 s) and SIGKILL 2 s later; a second Ctrl-C takes the next step at
+// once. A run that writes no frame for 10 minutes is cancelled (heartbeats of a long tool
+// call count), and the child's stderr is shown line by line as it comes.
 
 import { accessSync, constants } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -108,11 +110,15 @@ async function main(argv) {
 
   // START supervise
   const mirror = new Mirror();
-  const run = spawn(command, args);
+  const run = spawn(command, args, { idleTimeoutMs: 10 * 60_000 }); // silent for 10 min: cancel
+  run.on('stderr', (line) => {
+    mirror.endText();
+    console.error(`  ! ${sanitize(line)}`); // the child's stderr, line by line
+  });
   const cancel = () => {
     mirror.endText();
-    console.error('cancelling (SIGINT, then SIGTERM and SIGKILL if it lingers)…');
-    run.cancel();
+    console.error('cancelling (SIGINT, then SIGTERM and SIGKILL if it lingers; again: at once)…');
+    run.cancel(); // a second Ctrl-C: the next signal at once
   };
   // The child has its own process group: Ctrl-C reaches only us, and we pass it on.
   process.on('SIGINT', cancel);
@@ -139,7 +145,8 @@ async function main(argv) {
   for (const v of result.violations) {
     console.log(`violation   line ${v.line}: ${v.severity} ${v.code}: ${sanitize(v.message)}`);
   }
-  if (result.stderrTail) console.error(sanitize(result.stderrTail));
+  const { cancelledBy, signals } = result.supervision;
+  if (cancelledBy !== null) console.log(`cancelled   by ${cancelledBy}: ${signals.map((s) => s.signal).join(', ')}`);
   // END verdict
   return result.exitCode ?? EXIT_FAILED;
 }
