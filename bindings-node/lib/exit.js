@@ -30,6 +30,7 @@ function onSignal(signal) {
   for (const run of runs) run.cancel(); // a repeated signal escalates
   dying ??= Promise.allSettled(runs.map((run) => run.result)).then(() => {
     uninstall();
+    onExit(); // runs started meanwhile: no 'exit' event follows a death by signal
     process.kill(process.pid, signal);
   });
 }
