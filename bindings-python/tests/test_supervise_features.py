@@ -421,17 +421,26 @@ def test_sighup_cancels_the_children_too(tmp_path: Path) -> None:
         kill_quietly(child)
 
 
-def test_a_handler_of_the_programs_own_is_left_alone() -> None:
-    def mine(signum: int, frame: Any) -> None:
-        pass
+HANDLERS = """
+import signal
+import hep
 
-    previous = signal.signal(signal.SIGTERM, mine)
-    try:
-        with hep.spawn(["true"]) as run:
-            run.wait(timeout=WATCHDOG)
-        assert signal.getsignal(signal.SIGTERM) is mine
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+def show():
+    return [getattr(h, "__name__", "default") for h in map(signal.getsignal, (signal.SIGTERM, signal.SIGHUP))]
+
+mine = lambda *_: None
+signal.signal(signal.SIGHUP, mine)  # a handler of the program's own
+hep.spawn(["true"]).wait()
+print(show())
+signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the opt-out: the default set back
+hep.spawn(["true"]).wait()
+print(show())
+"""
+
+
+def test_the_signal_handlers_leave_the_programs_own_and_an_opt_out_alone() -> None:
+    out = subprocess.run([PY, "-c", HANDLERS], capture_output=True, check=True, timeout=WATCHDOG).stdout
+    assert out.decode().splitlines() == ["['_on_signal', '<lambda>']", "['default', '<lambda>']"]
 
 
 # ---- argv, stdin ----
@@ -607,3 +616,47 @@ def test_a_second_cancel_takes_the_next_step_at_once(mode: str) -> None:
     assert [s.signal for s in supervision.signals] == ["SIGINT", "SIGTERM"]
     assert 0.3 <= supervision.signals[1].at - supervision.signals[0].at < 5
     assert took < 10
+
+
+# ---- where there is no pidfd (macOS, old kernels): a thread waits for the exit ----
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_without_pidfd_a_thread_sees_the_exit(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    if hasattr(os, "pidfd_open"):
+        monkeypatch.delattr(os, "pidfd_open")
+
+    def consume(run: Any) -> Any:
+        next(run)
+        run.cancel(grace=0.2)
+        return list(run)
+
+    async def aconsume(view: AsyncView) -> Any:
+        await view.next()
+        await view.cancel(grace=0.2)
+        return await view.rest()
+
+    rest, result = run_through(mode, ONLY_SIGTERM_STOPS, consume if mode == "sync" else aconsume)
+    assert [f.type for f in rest] == ["agent_start", "cancelled"]
+    assert (result.verdict, result.exit_code) == ("cancelled", 130)
+    assert result.supervision is not None and [s.signal for s in result.supervision.signals] == ["SIGINT", "SIGTERM"]
+
+
+def test_on_stderr_cannot_wait_for_the_run_it_runs_on(tmp_path: Path) -> None:
+    flag = tmp_path / "flag"
+    flag.touch()
+    runs: List[hep.Run] = []
+    started = threading.Event()
+
+    def on_stderr(line: str) -> None:
+        started.wait(WATCHDOG)
+        runs[0].wait()
+
+    run = hep.spawn(STDERR_THEN_WAIT + [str(flag)], on_stderr=on_stderr)
+    runs.append(run)
+    started.set()
+    with pytest.raises(RuntimeError, match="on_stderr cannot wait"):
+        run.wait(timeout=WATCHDOG)
+    assert run.wait(timeout=WATCHDOG).verdict == "ok"

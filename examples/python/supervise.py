@@ -1,4 +1,5 @@
-"""A supervisor: runs a HEP emitter, mirrors its progress live, cancels it on Ctrl-C.
+"""A supervisor: runs a HEP emitter, mirrors its progress and its stderr live, cancels it
+on Ctrl-C.
 
 It runs the simulator `hep simulate --scenario tools --speed 4`, or the command given
 after `--`:
@@ -56,6 +57,10 @@ class Mirror:
         self.end_text()
         print(text, flush=True)
 
+    def stderr(self, line: str) -> None:
+        """A line of the child's stderr, as it comes (on the run's reader thread)."""
+        err(f"  stderr │ {hep.sanitize(line)}")
+
     def show(self, frame: hep.Frame) -> None:
         match frame:
             case hep.HepHeader(hep=version, fah=fah, session=session):
@@ -103,7 +108,7 @@ def main(argv: List[str]) -> int:
 
     # START supervise
     mirror = Mirror()
-    with hep.spawn(command) as run:
+    with hep.spawn(command, on_stderr=mirror.stderr) as run:  # stderr lines as they come
         try:
             for frame in run:
                 mirror.show(frame)
@@ -127,8 +132,6 @@ def main(argv: List[str]) -> int:
     print(f"exit code   {result.exit_code}")
     for v in result.violations:
         print(f"violation   line {v.line}: {v.severity} {v.code}: {hep.sanitize(v.message)}")
-    if result.stderr_tail:
-        err(hep.sanitize(result.stderr_tail))
     # END verdict
     return result.exit_code if result.exit_code is not None else hep.EXIT_FAILED
 

@@ -142,7 +142,6 @@ class _Driver:
         self._on_stderr = on_stderr
         self._error: Optional[Exception] = None  # raised by the next call: on_stderr's failure
         self._lock = threading.RLock()
-        _live.add(self)
         _guard_signals()
 
     @property
@@ -386,6 +385,7 @@ class Run(_Driver):
         os.set_blocking(self._wake_write, False)
         self._thread = threading.Thread(target=self._read, name=f"hep-run-{self.pid}", daemon=True)
         self._thread.start()
+        _live.add(self)
 
     @property
     def stdin(self) -> Optional[IO[bytes]]:
@@ -421,6 +421,7 @@ class Run(_Driver):
 
     def _wait_for(self, done: Callable[[], bool], end: Optional[float] = None) -> bool:
         """Waits (lock held) until `done()`, or until `end` (`time.monotonic()`): False then."""
+        self._off_reader()
         while not done():
             self._check()
             left = None if end is None else end - time.monotonic()
@@ -429,10 +430,15 @@ class Run(_Driver):
             self._cond.wait(left)
         return True
 
+    def _off_reader(self) -> None:
+        if threading.current_thread() is self._thread:
+            raise RuntimeError("on_stderr cannot wait for the run's frames or its end: it runs on the run's reader")
+
     def __iter__(self) -> Iterator[Frame]:
         return self
 
     def __next__(self) -> Frame:
+        self._off_reader()
         with self._lock:
             while True:
                 self._check()
@@ -554,6 +560,7 @@ class AsyncRun(_Driver):
         self.stdin: Optional[asyncio.StreamWriter] = None
         """The child's stdin as a stream, with `stdin=subprocess.PIPE`; else `None`."""
         self._refresh()
+        _live.add(self)
 
     def _refresh(self) -> None:
         """Matches the loop's readers and timer to what the run waits for."""
@@ -730,11 +737,16 @@ if hasattr(os, "register_at_fork"):
 _DEADLY = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
+_guarded: List[bool] = []
+
+
 def _guard_signals() -> None:
-    """Sets `_on_signal` for SIGTERM and SIGHUP where they still have their default
-    disposition (the process would die at once, leaving its children running). A handler of
-    the program's own is left alone. Only the main thread can set a handler."""
-    if threading.current_thread() is threading.main_thread():
+    """Once, from the main thread (the only one that can): sets `_on_signal` for SIGTERM and
+    SIGHUP where they still have their default disposition (the process would die at once,
+    leaving its children running). A handler of the program's own is left alone, and so is
+    the default set back later (an opt-out)."""
+    if not _guarded and threading.current_thread() is threading.main_thread():
+        _guarded.append(True)
         for signum in _DEADLY:
             if signal.getsignal(signum) == signal.SIG_DFL:
                 signal.signal(signum, _on_signal)

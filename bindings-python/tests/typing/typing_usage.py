@@ -14,11 +14,17 @@ snippets of docs/python.md (checked by scripts/check_docs.py).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
+import os
+import select
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from typing_extensions import Literal, assert_never, assert_type
 
@@ -253,7 +259,7 @@ def spawn_example(argv: Sequence[str]) -> hep.RunResult:
     for frame in run:  # each frame as soon as its line is complete
         print(frame.type)
     result = run.wait()  # reads the rest, reaps the child, judges the run
-    print(result.verdict, run.stream.violations)
+    print(result.verdict, run.violations)
     # END spawn
     assert_type(run, hep.Run)
     return result
@@ -285,6 +291,105 @@ def graces_example(argv: Sequence[str]) -> hep.RunResult:
     return result
 
 
+def idle_example(argv: Sequence[str]) -> hep.RunResult:
+    # START idle
+    # No frame for 5 minutes (heartbeats count, stderr does not): cancelled, as by cancel().
+    with hep.spawn(argv, idle_timeout=300.0) as run:
+        for frame in run:
+            print(frame.type)
+        result = run.wait()
+    if run.cancelled_by == "idle":  # or "user", "timeout"; None if nobody cancelled
+        print(result.reasons[0])  # "the supervisor cancelled the run: idle for 300 s: no frame"
+    # END idle
+    assert_type(run.cancelled_by, Optional[Literal["user", "timeout", "idle"]])
+    return result
+
+
+def stderr_example(argv: Sequence[str]) -> List[str]:
+    # START stderr
+    lines: List[str] = []
+    with hep.spawn(argv, on_stderr=lines.append) as run:  # each line as it comes
+        for frame in run:
+            print(frame.type, lines)  # the stderr lines so far
+        result = run.wait()
+    print(result.stderr_tail)  # and the last 64 KiB of it, as text
+    # END stderr
+    return lines
+
+
+def stdin_example(argv: Sequence[str]) -> hep.RunResult:
+    # START stdin
+    with hep.spawn(argv, stdin=subprocess.PIPE) as run:  # or a file; default DEVNULL
+        assert run.stdin is not None
+        run.stdin.write(b"fix the failing test\n")
+        run.stdin.close()
+        result = run.wait()
+    # END stdin
+    return result
+
+
+def supervision_example(result: hep.RunResult) -> None:
+    # START supervision
+    s = result.supervision  # None for a stream read without a supervisor
+    if s is not None:
+        print(s.cancelled_by, s.timed_out)  # who cancelled ("user", "timeout", "idle"), or None
+        for sent in s.signals:  # the cancel's signals, e.g. SIGINT at 0.5 s
+            print(sent.signal, f"at {sent.at:.3f} s")
+        print(s.duration, s.stderr_tail, s.stderr_dropped, s.notices_dropped)
+    # END supervision
+    if s is not None:
+        assert_type(s.cancelled_by, Optional[hep.CancelReason])
+        assert_type(s.signals, Tuple[hep.SentSignal, ...])
+
+
+def driver_example(argv: Sequence[str]) -> Optional[hep.RunResult]:
+    # START driver
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    assert child.stdout is not None and child.stderr is not None
+    out, err = child.stdout.fileno(), child.stderr.fileno()
+    exited = os.pidfd_open(child.pid)  # readable once the child exits (Linux 5.3+)
+    sup = hep.Supervisor(time.monotonic(), idle_timeout=300.0)
+    reading, paused = {out, err}, False
+    while not sup.is_finished():
+        due = sup.deadline()  # wake the supervisor then, or when something happens
+        wait = None if due is None else max(0.0, due - time.monotonic())
+        watched = [fd for fd in reading if fd != out or not paused]
+        ready, _, _ = select.select(watched + ([exited] if child.returncode is None else []), [], [], wait)
+        now = time.monotonic()
+        for fd in ready:
+            if fd == exited:
+                sup.exited(now, child.wait())  # the returncode: -N for a signal
+            elif data := os.read(fd, 65536):
+                (sup.stdout if fd == out else sup.stderr)(now, data)
+            else:
+                reading.discard(fd)
+                (sup.stdout_closed if fd == out else sup.stderr_closed)(now)
+        sup.tick(now)
+        while (event := sup.poll_event()) is not None:  # a frame, a Violation, a SkippedLine
+            print(event)  # (or the HepError that halted a strict stream)
+        while (line := sup.poll_stderr()) is not None:
+            print("stderr:", line)
+        while (action := sup.poll_action()) is not None:
+            if action.signal is not None:  # a step of a cancel, or SIGKILL once it exited
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(child.pid, action.signal)
+            elif action.kind == "close_pipes":  # the drain after the exit is over
+                reading.clear()
+            else:  # "pause_stdout" or "resume_stdout": the consumer is behind, or caught up
+                paused = action.kind == "pause_stdout"
+    os.close(exited)
+    child.stdout.close()
+    child.stderr.close()
+    result = sup.result()  # a hep.RunResult, with its supervision
+    # END driver
+    assert_type(sup.poll_action(), Optional[hep.SupervisorAction])
+    assert_type(sup.poll_stderr(), Optional[str])
+    assert_type(sup.deadline(), Optional[float])
+    event = sup.poll_event()
+    assert_type(event, Union[hep.Frame, hep.Violation, hep.SkippedLine, hep.HepError, None])
+    return result
+
+
 def warnings_example(result: hep.RunResult) -> List[str]:
     # START warnings
     for v in result.violations:
@@ -313,7 +418,8 @@ def result_example(result: hep.RunResult) -> None:
         print(s.line, s.kind, s.message)
     print(result.frames, result.lines, result.stderr_tail)
     # END result
-    assert_type(result.verdict, str)
+    assert_type(result.verdict, Literal["ok", "failed", "cancelled", "incomplete", "protocol_error"])
+    assert_type(result.verdict, hep.Verdict)
     assert_type(result.reasons, Tuple[str, ...])
     assert_type(result.exit_code, Optional[int])
     assert_type(result.answer, Optional[str])
@@ -323,7 +429,10 @@ def result_example(result: hep.RunResult) -> None:
     assert_type(result.violations, Tuple[hep.Violation, ...])
     assert_type(result.skipped, Tuple[hep.SkippedLine, ...])
     assert_type(result.halted, Optional[hep.SkippedLine])
+    for v in result.violations:
+        assert_type(v.severity, Literal["error", "warning"])
     for call in result.tool_calls:
+        assert_type(call.status, Literal["running", "ok", "failed"])
         assert_type(call.last_liveness, Optional[hep.Liveness])
         assert_type(call.followups, Tuple[hep.Liveness, ...])
 
@@ -338,6 +447,20 @@ async def aspawn_example(argv: Sequence[str]) -> hep.RunResult:
         result = await run.wait()
     # END aspawn
     assert_type(run, hep.AsyncRun)
+    return result
+
+
+async def atimeout_example(argv: Sequence[str]) -> hep.RunResult:
+    # START atimeout
+    async with await hep.aspawn(argv, on_stderr=lambda line: print("stderr:", line)) as run:
+        try:
+            async with asyncio.timeout(600):  # Python 3.11; cancelling the task cancels the child
+                async for frame in run:
+                    print(frame.type)
+        except TimeoutError:
+            print("cancelled after 10 minutes:", run.cancelled_by)  # "user": a cancelled task
+        result = await run.wait()
+    # END atimeout
     return result
 
 
@@ -364,6 +487,9 @@ def _rejected(frame: hep.AgentStart, result: hep.RunResult, writer: hep.Writer) 
     writer.tool_liveness("c1", "bash", "heartbeat", "1000")  # type: ignore[arg-type]
     hep.spawn(["fa"], interrupt_grace="12")  # type: ignore[arg-type]
     hep.spawn(["fa"], terminate_grace=None)  # type: ignore[arg-type]
+    hep.spawn(["fa"], idle_timeout="300")  # type: ignore[arg-type]
+    hep.Supervisor(0.0).cancel(1.0, "boredom")  # type: ignore[arg-type]
+    _v: Literal["ok"] = hep.Stream().finish().verdict  # type: ignore[assignment]
     _: int = frame.raw  # type: ignore[assignment]
 
     class Mine(hep.TurnDone):  # type: ignore[misc]
@@ -407,6 +533,16 @@ def main() -> None:
     assert cancelled.verdict in ("ok", "cancelled"), cancelled
     cancelled = graces_example(argv)
     assert (cancelled.verdict, cancelled.exit_code, cancelled.conforms) == ("cancelled", 130, True)
+    assert idle_example(argv).verdict == "ok"
+    noisy = ["sh", "-c", 'echo "warming up" >&2; exec "$0" "$1"', sys.executable, str(EMIT)]
+    assert stderr_example(noisy) == ["warming up"]
+    echo = [sys.executable, "-c", "import sys; sys.stderr.write(sys.stdin.read()); import runpy; runpy.run_path(sys.argv[1], run_name='__main__')", str(EMIT)]
+    fed = stdin_example(echo)
+    assert (fed.verdict, fed.stderr_tail) == ("ok", "fix the failing test\n")
+    supervision_example(fed)
+    if hasattr(os, "pidfd_open"):
+        own = driver_example(argv)
+        assert own is not None and own.verdict == "ok" and own.supervision is not None
 
     # The spec's example stream, then exit 130: a signal after the last round, which the
     # reference answers with no `cancelled` frame. Cancelled, the answer kept, one warning.
@@ -417,6 +553,7 @@ def main() -> None:
     assert warnings_example(between) == ["warning cancelled_between_rounds"]
     result = asyncio.run(aspawn_example(argv))
     assert result.verdict == "ok" and len(result.turns) == 2 and len(result.tool_calls) == 1
+    assert asyncio.run(atimeout_example(noisy)).verdict == "ok"
     constants_example()
     print("\ntyping_usage: all good")
 
