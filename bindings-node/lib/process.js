@@ -48,6 +48,7 @@ function milliseconds(value, name) {
 class Run extends EventEmitter {
   #child;
   #sup;
+  #reports; // run.stream
   #frames = []; // taken from the supervisor for the loops, from #head on
   #head = 0;
   #waiters = [];
@@ -80,7 +81,19 @@ class Run extends EventEmitter {
     if (signal != null && (typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
       throw new TypeError('spawn(): signal must be an AbortSignal');
     }
-    this.#sup = new Supervisor(now(), supervision, 'spawn(options)');
+    const sup = new Supervisor(now(), supervision, 'spawn(options)');
+    this.#sup = sup;
+    this.#reports = Object.freeze({
+      get violations() {
+        return sup.violations;
+      },
+      get skipped() {
+        return sup.skipped;
+      },
+      get halted() {
+        return sup.halted;
+      },
+    });
     this.#result = new Promise((resolve, reject) => {
       this.#settle = { resolve, reject };
     });
@@ -139,18 +152,7 @@ class Run extends EventEmitter {
 
   /** The violations, skipped lines and halt of the stream so far. */
   get stream() {
-    const sup = this.#sup;
-    return {
-      get violations() {
-        return sup.violations;
-      },
-      get skipped() {
-        return sup.skipped;
-      },
-      get halted() {
-        return sup.halted;
-      },
-    };
+    return this.#reports;
   }
 
   /** Whether `timeoutMs` ran out and cancelled the run. */
