@@ -386,3 +386,22 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PAUSE_AT_BYTES", PAUSE_AT_BYTES)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every whole number of microseconds up to the largest accepted survives the trip to
+    /// `float` seconds and back, so `tick(deadline())` reaches the deadline.
+    #[test]
+    fn times_survive_the_trip_to_seconds_and_back() {
+        let micros = [0, 1, 999_999, 12_010_000, 1_234_567_000_001, 86_400 * 365 * 100 * 1_000_000 + 7, 1 << 52];
+        for m in micros {
+            let d = Duration::from_micros(m);
+            assert_eq!(duration("now", seconds(d)).unwrap(), d, "{m} µs");
+        }
+        assert!(duration("now", MAX_SECONDS + 1.0).is_err());
+        assert!(duration("now", -0.5).is_err());
+        assert!(duration("now", f64::NAN).is_err());
+    }
+}

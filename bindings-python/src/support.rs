@@ -1,36 +1,9 @@
-//! What the Python I/O layer takes from the core: bounds, the cancel policy, the stderr
-//! tail, terminal sanitising, the schema and the versions.
+//! What the Python package takes from the core besides its types: bounds, the supervision
+//! constants, terminal sanitising, the schema and the versions.
 
 use crate::guard::guard;
-use hep_core::supervise::{self, Tail};
+use hep_core::supervise;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
-
-/// The last bytes of a stream (the child's stderr), bounded.
-#[pyclass(module = "hep._hep", name = "Tail")]
-pub(crate) struct PyTail(Tail);
-
-#[pymethods]
-impl PyTail {
-    #[new]
-    #[pyo3(signature = (cap = supervise::STDERR_TAIL_BYTES))]
-    fn new(cap: usize) -> PyResult<Self> {
-        guard(|| Ok(Self(Tail::new(cap))))
-    }
-    fn push(&mut self, chunk: &Bound<'_, PyBytes>) -> PyResult<()> {
-        guard(|| {
-            self.0.push(chunk.as_bytes());
-            Ok(())
-        })
-    }
-    fn text(&self) -> PyResult<String> {
-        guard(|| Ok(self.0.text()))
-    }
-    #[getter]
-    fn dropped(&self) -> PyResult<u64> {
-        guard(|| Ok(self.0.dropped()))
-    }
-}
 
 /// `text` with terminal-driving characters turned into visible escapes.
 #[pyfunction]
@@ -67,7 +40,6 @@ fn json_schema() -> PyResult<String> {
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyTail>()?;
     m.add_function(wrap_pyfunction!(sanitize, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(cap, m)?)?;

@@ -63,12 +63,18 @@ def instances() -> List[Any]:
     """One live object of each native class with methods."""
     stream = _hep.Stream()
     stream.feed(b'{"hep":"v1","type":"hep_header","fah_version":"x","session":"s"}\n')
+    supervisor = _hep.Supervisor(1.0, timeout=2.0, pause_at_bytes=10)
+    supervisor.stdout(1.5, b'{"hep":"v1","type":"hep_header","fah":"x","session":"s"}\nnot json\n')
+    supervisor.cancel(1.5)
+    action = supervisor.poll_action()
     frame = _hep.parse_line('{"type":"turn_done","turn_id":1,"message":"ok","tool_results":[],"usage":{"input":1,"output":2,"cost":0.5},"stop_reason":"end"}')
     return [
         stream,
         _hep.Stream(strict=True, max_line_bytes=1),
         _hep.Writer(io.StringIO(), "1.0"),
-        _hep.Tail(16),
+        _hep.Supervisor(0.0),
+        supervisor,
+        action,
         frame,
         _hep.Usage(input=1, output=2, cost=0.5),
         _hep.ToolResult(id="id", name="name", ok=True, text="text"),
@@ -78,7 +84,7 @@ def instances() -> List[Any]:
 def test_no_function_or_constructor_lets_a_panic_through() -> None:
     entry_points = [getattr(_hep, name) for name in dir(_hep) if not name.startswith("_")]
     callables = [e for e in entry_points if callable(e) and not (isinstance(e, type) and issubclass(e, BaseException))]
-    assert {"parse_line", "encode", "sanitize", "Stream", "Writer", "Tail"} <= {c.__name__ for c in callables}
+    assert {"parse_line", "encode", "sanitize", "Stream", "Writer", "Supervisor"} <= {c.__name__ for c in callables}
     assert sum(sweep(c) for c in callables) > 10_000
 
 

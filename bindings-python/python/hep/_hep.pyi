@@ -56,7 +56,6 @@ __all__ = [
     "SupervisorAction",
     "parse_line",
     "encode",
-    "Tail",
     "sanitize",
     "json_schema",
     "cap",
@@ -968,16 +967,6 @@ class Supervisor:
 
 # ---------------------------------------------------------------------------------------
 # Support
-
-@final
-class Tail:
-    """The last bytes of a stream (a child's stderr), bounded to `cap` bytes."""
-
-    def __new__(cls, cap: int = ...) -> Tail: ...
-    def push(self, chunk: bytes) -> None: ...
-    def text(self) -> str: ...
-    @property
-    def dropped(self) -> int: ...
 
 def sanitize(text: str) -> str:
     """`text` with terminal-driving characters turned into visible escapes."""
