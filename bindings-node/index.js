@@ -3,7 +3,8 @@
 //
 // The protocol (parsing, validation, encoding, bounds, verdicts) is hep-core, in Rust, through
 // a native addon; this package adds JavaScript types and Node I/O: `Stream` and `read` to
-// read, `Writer` to write, `spawn` to supervise a harness.
+// read, `Writer` to write, `spawn` to supervise a harness (a driver of the core's
+// `Supervisor`, which is public too, for drivers of one's own).
 
 const { HepError } = require('./lib/errors.js');
 const { parseLine, encode } = require('./lib/frames.js');
