@@ -3,8 +3,8 @@
 
 use crate::errors::CoreError;
 use crate::guard::guard;
-use hep_core::writer::{Emitter, ToolOutcome};
 use crate::support::LivenessAction;
+use hep_core::writer::{Emitter, ToolOutcome};
 use hep_core::{ArgsMode, Error, ErrorKind, ToolResult, Usage};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 

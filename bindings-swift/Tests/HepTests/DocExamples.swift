@@ -1,10 +1,16 @@
 // The code shown in docs/swift.md: each `// START name` ... `// END name` region is a
-// snippet of the doc (examples/swift/check_docs.py checks that they match), and the tests
-// around it check what the doc says it does.
+// snippet of the doc (scripts/check_docs.py checks that they match), and the tests around
+// it check what the doc says it does.
 
 import Foundation
 import Hep
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 @Suite struct DocExamples {
     @Test func parsingOneLine() throws {
@@ -122,6 +128,118 @@ import Testing
         print(result.verdict.name, result.exitCode ?? -1)  // cancelled 130
         // END cancel
         #expect(result.verdict == .cancelled && result.exitCode == 130)
+    }
+
+    @Test func startingAHarnessByName() async throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = hepBinary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        var types: [String] = []
+        // START spawn
+        // A bare name is looked up on PATH (the `environment`'s when it sets one, as here).
+        let process = try HepProcess(
+            executable: "hep", arguments: ["simulate", "--speed", "0"], environment: environment,
+            standardInput: .nullDevice)  // the default; or .inherit, .fileHandle(handle), .pipe
+        for try await frame in process.frames {
+            types.append(frame.type)
+        }
+        let result = await process.result
+        // END spawn
+        #expect(types.first == "hep_header" && result.verdict == .ok)
+    }
+
+    @Test func writingTheChildsStdin() async throws {
+        let lines = [header, agentStart, turnDone].map { $0 + "\n" }.joined()
+        // START stdin
+        let process = try HepProcess(executable: "cat", standardInput: .pipe)  // cat echoes its input
+        try process.standardInput?.write(contentsOf: Data(lines.utf8))
+        try process.standardInput?.close()  // the end of its input
+        let result = await process.result
+        // END stdin
+        #expect(result.verdict == .ok && result.frames == 3)
+    }
+
+    @Test func cancellingAnIdleRun() async throws {
+        // START idle
+        // The simulator slowed down tenfold: its tool call runs for seconds without a frame.
+        let process = try HepProcess(
+            executableURL: hepBinary, arguments: ["simulate", "--scenario", "cancel-me", "--speed", "0.1"],
+            idleTimeout: .seconds(1))  // no frame for 1 s (heartbeats count): cancelled, as by cancel()
+        let result = await process.result
+        print(result.reasons[0])  // the supervisor cancelled the run: idle for 1 s: no frame
+        print(result.supervision?.cancelledBy == .idle)  // true
+        // END idle
+        #expect(result.reasons.first == "the supervisor cancelled the run: idle for 1 s: no frame")
+        #expect(result.supervision?.cancelledBy == .idle)
+        #expect(result.verdict == .cancelled && result.exitCode == 130)
+    }
+
+    @Test func readingStderrLive() async throws {
+        // A harness that logs to stderr as it works.
+        let script = "echo 'loading the session' >&2; \(printLines(header, agentStart)); echo 'calling the model' >&2; "
+            + printLines(turnDone)
+        var shown: [String] = []
+        // START stderr
+        let process = try HepProcess(executable: "sh", arguments: ["-c", script])
+        let logs = Task {
+            var lines: [String] = []
+            for await line in process.stderrLines {  // each line as soon as it is complete
+                print("stderr │ \(sanitize(line))")
+                lines.append(line)
+            }
+            return lines  // the sequence ends with the run
+        }
+        for try await frame in process.frames {
+            print(frame.type)
+        }
+        let result = await process.result  // result.stderrTail: the last 64 KiB, read or not
+        shown = await logs.value
+        // END stderr
+        #expect(shown == ["loading the session", "calling the model"])
+        #expect(result.verdict == .ok && result.stderrTail == "loading the session\ncalling the model\n")
+    }
+
+    @Test func drivingASupervisorByHand() {
+        var signals: [Int32] = []
+        var readingStdout = true
+        var pipesOpen = true
+        func signalGroup(_ signal: Int32) { signals.append(signal) }  // killpg(pid, signal) in a driver
+        // START supervisor
+        let supervisor = Supervisor(options: .init(idleTimeout: .seconds(300)))  // the child started at .zero
+        var frames: [Frame] = []
+        /// After each input: hand over what is ready, then carry out the orders (taking events
+        /// can resume stdout, so the actions come last).
+        func handle() {
+            for event in supervisor.pollEvents() {
+                if case .frame(let received) = event { frames.append(received.frame) }
+            }
+            while let line = supervisor.pollStderr() {
+                print("stderr │ \(sanitize(line))")
+            }
+            while let action = supervisor.pollAction() {
+                switch action {
+                case .signal(let step): signalGroup(step.signal.number)  // SIGINT; step.next after its wait
+                case .killGroup: signalGroup(SIGKILL)  // the child exited: kill its group, then reap it
+                case .pauseStdout: readingStdout = false
+                case .resumeStdout: readingStdout = true
+                case .closePipes: pipesOpen = false  // the drain after the exit is over
+                }
+            }
+        }
+        supervisor.stdout(at: .milliseconds(5), Data("\(header)\n\(agentStart)\n".utf8))
+        handle()
+        supervisor.cancel(at: .milliseconds(10))  // SIGINT now; call tick(at:) at supervisor.deadline
+        handle()
+        supervisor.stdout(at: .milliseconds(400), Data("\(cancelledFrame)\n".utf8))
+        supervisor.exited(at: .milliseconds(450), .code(130))
+        handle()
+        supervisor.stdoutClosed(at: .milliseconds(450))
+        supervisor.stderrClosed(at: .milliseconds(450))
+        handle()
+        print(supervisor.result?.verdict.name ?? "still running")  // cancelled
+        // END supervisor
+        #expect(signals == [SIGINT, SIGKILL] && readingStdout && pipesOpen)
+        #expect(frames.map(\.type) == ["hep_header", "agent_start", "cancelled"])
+        #expect(supervisor.result?.verdict == .cancelled)
     }
 
     @Test func choosingTheGracePeriods() async throws {

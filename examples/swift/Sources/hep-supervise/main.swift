@@ -1,10 +1,10 @@
 // A supervisor: runs a HEP emitter, mirrors its progress live, cancels it on Ctrl-C.
 //
 // It runs the simulator `hep simulate --scenario tools --speed 4`, or the command given
-// after `--`:
+// after `--` (a bare name is looked up on PATH):
 //
 //     swift run --package-path examples/swift hep-supervise
-//     swift run --package-path examples/swift hep-supervise -- /path/to/fa --output events -p "fix the test"
+//     swift run --package-path examples/swift hep-supervise -- fa --output events -p "fix the test"
 //
 // (the reference harness runs headless with `-p PROMPT`). A Ctrl-C cancels the run with the
 // core's grace periods: SIGTERM 12 s after SIGINT, SIGKILL 2 s after that.
@@ -75,11 +75,11 @@ struct Mirror {
             for text in t.update.hasSuffix("\n") ? rows.dropLast() : rows[...] {
                 line("  │ \(sanitize(String(text)))")
             }
-        case .toolLiveness(let l) where l.action == "heartbeat":
+        case .toolLiveness(let l) where l.action == .heartbeat:
             let note = l.detail.map { " · \(sanitize($0))" } ?? ""
             line("  ⏳ \(sanitize(l.name)) after \(String(format: "%.1f", Double(l.elapsedMs) / 1000))s\(note)")
         case .toolLiveness(let l):
-            line("  ⚠ \(sanitize(l.name)): \(sanitize(l.action))")
+            line("  ⚠ \(sanitize(l.name)): \(sanitize(l.action.name))")
         case .turnDone(let t):
             for r in t.toolResults {
                 line("  \(r.ok ? "✓" : "✗") \(sanitize(r.name)) \(r.ok ? "ok" : "failed")")
@@ -117,26 +117,36 @@ guard let executable = command.first else {
 // START supervise
 let process: HepProcess
 do {
-    process = try HepProcess(executableURL: URL(fileURLWithPath: executable), arguments: Array(command.dropFirst()))
+    // A bare name (`fa`) is looked up on PATH.
+    process = try HepProcess(executable: executable, arguments: Array(command.dropFirst()))
 } catch {
     err("hep-supervise: cannot start \(executable): \(error)")
     exit(2)
 }
 
-// Ctrl-C cancels the run: SIGINT to the child's group, then SIGTERM and SIGKILL if it lingers.
+// Ctrl-C cancels the run: SIGINT to the child's group, then SIGTERM and SIGKILL if it
+// lingers; a second Ctrl-C takes the next step at once.
 signal(SIGINT, SIG_IGN)
 let interrupts = DispatchSource.makeSignalSource(signal: SIGINT)
 interrupts.setEventHandler {
-    err("cancelling (SIGINT, then SIGTERM and SIGKILL if it lingers)…")
+    err("cancelling (SIGINT, then SIGTERM and SIGKILL if it lingers; Ctrl-C again to hurry)…")
     process.cancel()
 }
 interrupts.resume()
+
+// The child's stderr, line by line as it comes, beside the frames.
+let stderrShown = Task {
+    for await line in process.stderrLines {
+        err("stderr │ \(sanitize(line))")
+    }
+}
 
 var mirror = Mirror()
 for try await frame in process.frames {
     mirror.show(frame)
 }
 let result = await process.result
+await stderrShown.value
 mirror.endText()
 // END supervise
 
@@ -151,8 +161,9 @@ print("exit code   \(result.exitCode.map(String.init) ?? "unknown")")
 for v in result.violations {
     print("violation   line \(v.line): \(v.severity) \(v.code): \(sanitize(v.message))")
 }
-if let tail = result.stderrTail, !tail.isEmpty {
-    err(sanitize(tail))
+if let supervision = result.supervision {
+    let by = supervision.cancelledBy.map { "cancelled by \($0.name)" } ?? "not cancelled"
+    print("run         \(String(format: "%.1f", Double(supervision.durationMs) / 1000)) s, \(by)")
 }
 // END verdict
 exit(result.exitCode ?? ExitCode.failed)
