@@ -24,6 +24,6 @@ pub use batch::FrameBatch;
 pub use errors::{CoreError, HepError, Violation};
 pub use result::{RunResult, Turn};
 pub use stream::{CoreStream, decode_line, encode_frame};
-pub use supervise::{CoreSupervisor, EventBatch};
+pub use supervise::{CoreEventBatch, CoreSupervisor};
 pub use support::{LivenessAction, SupervisionPolicy};
 pub use writer::CoreWriter;

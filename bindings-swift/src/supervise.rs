@@ -4,10 +4,10 @@
 //! core's.
 //!
 //! Times cross as nanoseconds since the caller's origin (`u64`, exact: no rounding of a
-//! simulated clock's milliseconds). The events one poll takes cross as one `EventBatch`: the
-//! frames in a `FrameBatch` (read in place by the Swift side, as a stream's are) and the
-//! other events (violations, skipped lines, the halt) beside it, each with its place among
-//! the frames.
+//! simulated clock's milliseconds). The events one poll takes cross as one
+//! `CoreEventBatch`: the frames in a `FrameBatch` (read in place by the Swift side, as a
+//! stream's are) and the other events (violations, skipped lines, the halt) beside it, each
+//! with its place among the frames.
 
 use crate::batch::FrameBatch;
 use crate::errors::{HepError, Violation};
@@ -189,7 +189,7 @@ pub enum CoreNotice {
 
 /// A notice and its place: after the first `after_frames` frames of its batch.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
-pub struct PlacedNotice {
+pub struct CorePlacedNotice {
     /// Frames of the batch before it.
     pub after_frames: u64,
     /// The notice.
@@ -198,11 +198,11 @@ pub struct PlacedNotice {
 
 /// The events one poll took, in order: `frames`, with `notices` placed among them.
 #[derive(Debug, uniffi::Record)]
-pub struct EventBatch {
+pub struct CoreEventBatch {
     /// The frames with their line numbers and lines.
     pub frames: Arc<FrameBatch>,
     /// The other events, each with its place among the frames.
-    pub notices: Vec<PlacedNotice>,
+    pub notices: Vec<CorePlacedNotice>,
 }
 
 /// The supervision policy of one child: told what happened and when, it answers with
@@ -272,7 +272,7 @@ impl CoreSupervisor {
 
     /// Takes up to `max_events` events, stopping early once the frames taken hold
     /// `max_bytes` bytes of lines (at least one event is taken when one waits).
-    pub fn poll_events(&self, max_events: u64, max_bytes: u64) -> EventBatch {
+    pub fn poll_events(&self, max_events: u64, max_bytes: u64) -> CoreEventBatch {
         let mut sup = self.inner();
         let mut frames = FrameBatch::default();
         let (mut count, mut taken, mut bytes) = (0u64, 0u64, 0u64);
@@ -291,9 +291,9 @@ impl CoreSupervisor {
                 Event::Skipped(e) => CoreNotice::Skipped(HepError::from(&e)),
                 Event::Halted(e) => CoreNotice::Halted(HepError::from(&e)),
             };
-            notices.push(PlacedNotice { after_frames: count, notice });
+            notices.push(CorePlacedNotice { after_frames: count, notice });
         }
-        EventBatch { frames: Arc::new(frames), notices }
+        CoreEventBatch { frames: Arc::new(frames), notices }
     }
 
     /// Takes up to `max` stderr lines (without their line ends), oldest first.
