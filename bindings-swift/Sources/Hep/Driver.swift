@@ -112,19 +112,20 @@ final class Driver: @unchecked Sendable {
                 lock.unlock()
                 if tookFromCore && wasPaused { wakeLoop() }  // taking events may have resumed stdout
                 if let outcome { continuation.resume(with: outcome) }
-                if Task.isCancelled { resumeWaiter(nil) }
+                if Task.isCancelled { endWait() }
             }
         } onCancel: {
-            resumeWaiter(nil)
+            endWait()
         }
     }
 
-    private func resumeWaiter(_ outcome: Result<Supervisor.Event?, any Error>?) {
+    /// The waiting consumer's task was cancelled: its wait ends with `nil`.
+    private func endWait() {
         let continuation = lock.withLock {
             defer { waiter = nil }
             return waiter
         }
-        continuation?.resume(with: outcome ?? .success(nil))
+        continuation?.resume(returning: nil)
     }
 
     /// What the waiting consumer gets now (`nil`: nothing yet), and whether the supervisor
@@ -171,8 +172,8 @@ final class Driver: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             act()
-            let (close, readOut) = lock.withLock { (closeRequested, !paused || unbounded) }
-            if close {
+            let (closing, readOut) = lock.withLock { (closeRequested, !paused || unbounded) }
+            if closing {
                 closeFD(&out, stdout: true)
                 closeFD(&err, stdout: false)
             }
