@@ -450,7 +450,7 @@ class Run(_Driver):
                 if event is not None:
                     frame: Frame = event
                     return frame
-                if self._out not in self._reading:
+                if self._out not in self._reading or not self._thread.is_alive():
                     raise StopIteration
                 self._cond.wait()
 
