@@ -484,8 +484,8 @@ class Run(_Driver):
             if not self._wait_for(finished, end):
                 raise subprocess.TimeoutExpired(self._proc.args, timeout or 0)
             result = self._sup.result()
-        if threading.current_thread() is not self._thread:
-            self._thread.join()
+        self._thread.join()  # every stderr line handed over
+        self._check()
         assert result is not None
         return result
 
