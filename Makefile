@@ -23,7 +23,7 @@ lint: toolchain
 	$(CARGO) fmt --all --check
 	$(CARGO) fmt --manifest-path fuzz/Cargo.toml --check
 	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
-	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet -p hep-core --no-deps
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet -p hep-core -p hep-process --no-deps
 
 ## Benchmarks (not part of `make test`): each language against what its users would otherwise pick.
 bench: bench-rust bench-python bench-node bench-swift

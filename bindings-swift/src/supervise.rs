@@ -41,11 +41,13 @@ pub enum CancelSignal {
     Kill,
 }
 
-/// How the child ended: its exit code, or the signal that killed it.
+/// How the child ended: its exit code, the signal that killed it, or unknown (something
+/// else reaped it).
 #[uniffi::remote(Enum)]
 pub enum ExitStatus {
     Code(i32),
     Signal(i32),
+    Unknown,
 }
 
 /// A signal the supervisor had sent, `at_ms` after the start.

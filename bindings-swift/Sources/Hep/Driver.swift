@@ -250,7 +250,7 @@ final class Driver: @unchecked Sendable {
     /// Waits for the child's exit without reaping it, and reports it to the loop.
     private func awaitExit() {
         var info = siginfo_t()
-        var status = ExitStatus.code(-1)  // reaped elsewhere (ECHILD): the exit is unknown
+        var status = ExitStatus.unknown  // reaped elsewhere (ECHILD): judged without an exit code
         while true {
             if waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == 0 {
                 status = exitStatus(info)

@@ -317,11 +317,13 @@ extension CancelReason {
 }
 
 extension ExitStatus {
-    /// The exit code a shell reports: the code, or 128 + the signal number.
-    public var code: Int32 {
+    /// The exit code a shell reports: the code, or 128 + the signal number; `nil` when
+    /// unknown (something else reaped the child).
+    public var code: Int32? {
         switch self {
         case .code(let code): code
         case .signal(let signal): ExitCode.forSignal(signal)
+        case .unknown: nil
         }
     }
 }

@@ -112,6 +112,14 @@ pub struct Supervisor {
     stdout_open: bool,
     stderr_open: bool,
     paused: bool,
+    /// Someone takes events as they come (stdout may be paused for them).
+    consumer: bool,
+    /// The idle deadline's distance left when stdout was paused (the child is not idle
+    /// while the consumer holds it up).
+    idle_left: Option<Duration>,
+    /// The idle clock restarts with this much left at the next time told (the consumer
+    /// resumed stdout by taking events, which tells no time).
+    idle_restart: Option<Duration>,
     exit: Option<ExitStatus>,
     drain_until: Option<Duration>,
     cancelled_by: Option<CancelReason>,
@@ -132,9 +140,6 @@ pub struct Supervisor {
     notices_dropped: u64,
     result: Option<RunResult>,
 }
-
-/// Waiting bytes past which notices are dropped, whatever the pause threshold.
-const MIN_DROP_AT: usize = 1 << 20;
 
 /// Bytes an event is counted as while it waits (its text plus a fixed overhead).
 fn size(event: &Event) -> usize {
@@ -166,6 +171,9 @@ impl Supervisor {
             stdout_open: true,
             stderr_open: true,
             paused: false,
+            consumer: true,
+            idle_left: None,
+            idle_restart: None,
             exit: None,
             drain_until: None,
             cancelled_by: None,
@@ -203,9 +211,14 @@ impl Supervisor {
         let mut events = Vec::new();
         stream.feed_into(bytes, &mut events);
         self.queue_events(events);
-        let stop = self.pending > self.options.pause_at_bytes && self.cancelled_by.is_none() && self.exit.is_none();
+        let stop = self.pending > self.options.pause_at_bytes
+            && self.consumer
+            && self.cancelled_by.is_none()
+            && self.exit.is_none();
         if stop && !self.paused {
             self.paused = true;
+            self.idle_left = self.idle_at.map(|at| at.saturating_sub(self.now));
+            self.idle_at = None;
             self.actions.push_back(Action::PauseStdout);
         }
     }
@@ -285,7 +298,8 @@ impl Supervisor {
         self.advance(now);
     }
 
-    /// When to call [`Supervisor::tick`] next, if anything is waiting for a time.
+    /// When to call [`Supervisor::tick`] next, if anything is waiting for a time. A deadline
+    /// at or before the latest time told means: tick now (with the current time).
     pub fn deadline(&self) -> Option<Duration> {
         if self.result.is_some() {
             return None;
@@ -293,7 +307,9 @@ impl Supervisor {
         if self.exit.is_some() {
             return self.drain_until;
         }
-        let waiting = if self.cancelled_by.is_none() { [self.timeout_at, self.idle_at] } else { [None, None] };
+        let restart = self.idle_restart.map(|_| self.now);
+        let waiting =
+            if self.cancelled_by.is_none() { [self.timeout_at, self.idle_at, restart] } else { [None, None, None] };
         waiting.into_iter().chain([self.next_step_at]).flatten().min()
     }
 
@@ -309,6 +325,8 @@ impl Supervisor {
         self.pending = self.pending.saturating_sub(size(&event));
         if self.paused && self.pending <= self.options.pause_at_bytes / 2 {
             self.resume();
+            // Taking an event tells no time: the idle clock restarts at the next time told.
+            self.idle_restart = self.idle_at.take().map(|at| at.saturating_sub(self.now));
         }
         Some(event)
     }
@@ -325,6 +343,39 @@ impl Supervisor {
         self.paused
     }
 
+    /// Says whether someone takes the events as they come (the default). A driver detaches
+    /// the consumer while nobody iterates (its user only awaits the result): stdout is then
+    /// never paused for events nobody will take, which wait up to the drop threshold.
+    /// Attaching again lets backpressure apply from the next read.
+    pub fn set_consumer(&mut self, now: Duration, attached: bool) {
+        self.advance(now);
+        self.consumer = attached;
+        if !attached {
+            self.resume();
+        }
+    }
+
+    /// Who cancelled the run, once a cancel has started.
+    pub fn cancelled_by(&self) -> Option<CancelReason> {
+        self.cancelled_by
+    }
+
+    /// True from the start of a cancel until the child exits.
+    pub fn is_cancelling(&self) -> bool {
+        self.cancelled_by.is_some() && self.exit.is_none()
+    }
+
+    /// True once the timeout has run out and cancelled the run.
+    pub fn timed_out(&self) -> bool {
+        self.timed_out
+    }
+
+    /// Whether stdout has reached its end (or the drain closed it): no event comes after
+    /// the ones waiting.
+    pub fn is_stdout_open(&self) -> bool {
+        self.stdout_open
+    }
+
     /// The run's result, once the child has exited and its pipes are closed or drained
     /// (with [`RunResult::supervision`] set).
     pub fn result(&self) -> Option<&RunResult> {
@@ -338,6 +389,9 @@ impl Supervisor {
 
     /// Moves the clock to `now`, handling every deadline passed on the way, in order.
     fn advance(&mut self, now: Duration) {
+        if let Some(left) = self.idle_restart.take() {
+            self.idle_at = Some(now.max(self.now).saturating_add(left));
+        }
         while let Some(due) = self.deadline().filter(|&due| due <= now) {
             self.now = self.now.max(due);
             self.fire(due);
@@ -383,6 +437,9 @@ impl Supervisor {
     fn resume(&mut self) {
         if self.paused {
             self.paused = false;
+            if let Some(left) = self.idle_left.take() {
+                self.idle_at = Some(self.now.saturating_add(left));
+            }
             self.actions.push_back(Action::ResumeStdout);
         }
     }
@@ -407,22 +464,21 @@ impl Supervisor {
     fn queue_events(&mut self, events: Vec<Event>) {
         for event in events {
             if let (Event::Frame(_), Some(idle)) = (&event, self.options.idle_timeout) {
-                self.idle_at = Some(self.now.saturating_add(idle));
+                if self.paused {
+                    self.idle_left = Some(idle);
+                } else {
+                    self.idle_at = Some(self.now.saturating_add(idle));
+                }
             }
             self.queue(event);
         }
     }
 
-    /// Waiting bytes past which an event or a stderr line is counted instead of kept:
-    /// stderr is never paused, and a cancel or the drain reads stdout regardless, so memory
-    /// stays bounded whatever the child writes.
-    fn drop_at(&self) -> usize {
-        self.options.pause_at_bytes.saturating_mul(16).max(MIN_DROP_AT)
-    }
-
-    /// Queues `event` for the user (a halt always).
+    /// Queues `event` for the user (a halt always). Past the drop threshold (stderr is never
+    /// paused, and a cancel, the drain or a detached consumer reads stdout regardless), it
+    /// is counted instead, so memory stays bounded whatever the child writes.
     fn queue(&mut self, event: Event) {
-        if self.pending > self.drop_at() && !matches!(event, Event::Halted(_)) {
+        if self.pending > self.options.drop_at_bytes() && !matches!(event, Event::Halted(_)) {
             self.notices_dropped += 1;
             return;
         }
@@ -431,7 +487,7 @@ impl Supervisor {
     }
 
     fn queue_stderr(&mut self, line: String) {
-        if self.stderr_pending > self.drop_at() {
+        if self.stderr_pending > self.options.drop_at_bytes() {
             self.notices_dropped += 1;
             return;
         }
@@ -445,7 +501,7 @@ impl Supervisor {
             return;
         }
         let Some(stream) = self.stream.take() else { return };
-        let mut result = stream.finish(Some(status.code()));
+        let mut result = stream.finish(status.code());
         if let Some(reason) = self.cancelled_by {
             let why = match reason {
                 CancelReason::User => "cancelled on request".to_owned(),

@@ -52,6 +52,9 @@ pub const MAX_STDERR_LINE: usize = 16 << 10;
 /// Bytes of frames and stderr lines waiting for the consumer above which stdout is no
 /// longer read (the child then blocks on a full pipe); reading resumes at half of it.
 pub const PAUSE_AT_BYTES: usize = 1 << 20;
+/// The least number of waiting bytes past which events and stderr lines are counted
+/// instead of kept ([`SuperviseOptions::drop_at_bytes`]).
+pub const MIN_DROP_AT_BYTES: usize = 1 << 20;
 
 /// Exit code of a run whose last terminal frame is `turn_done`.
 pub const EXIT_OK: i32 = 0;

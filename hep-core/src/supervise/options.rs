@@ -2,8 +2,8 @@
 //! cancel reasons, signals and how the child ended.
 
 use super::{
-    DRAIN_AFTER_EXIT, INTERRUPT_GRACE, MAX_STDERR_LINE, PAUSE_AT_BYTES, STDERR_TAIL_BYTES, TERMINATE_GRACE,
-    exit_code_for_signal,
+    DRAIN_AFTER_EXIT, INTERRUPT_GRACE, MAX_STDERR_LINE, MIN_DROP_AT_BYTES, PAUSE_AT_BYTES, STDERR_TAIL_BYTES,
+    TERMINATE_GRACE, exit_code_for_signal,
 };
 use crate::stream::StreamOptions;
 use serde::Serialize;
@@ -32,6 +32,15 @@ pub struct SuperviseOptions {
     pub max_stderr_line: usize,
     /// Bytes waiting for the consumer above which stdout is paused ([`PAUSE_AT_BYTES`]).
     pub pause_at_bytes: usize,
+}
+
+impl SuperviseOptions {
+    /// Bytes of waiting events (or, in their own queue, stderr lines) past which further
+    /// ones are counted instead of kept: 16 × [`SuperviseOptions::pause_at_bytes`], and at
+    /// least [`MIN_DROP_AT_BYTES`].
+    pub fn drop_at_bytes(&self) -> usize {
+        self.pause_at_bytes.saturating_mul(16).max(MIN_DROP_AT_BYTES)
+    }
 }
 
 impl Default for SuperviseOptions {
@@ -124,14 +133,19 @@ pub enum ExitStatus {
     Code(i32),
     /// A signal with this number killed it.
     Signal(i32),
+    /// It is gone, but how it ended is unknown (something else reaped it): the run is
+    /// judged without an exit code.
+    Unknown,
 }
 
 impl ExitStatus {
-    /// The exit code a shell reports: the code, or 128 + the signal number.
-    pub fn code(self) -> i32 {
+    /// The exit code a shell reports: the code, or 128 + the signal number (`None` when
+    /// unknown).
+    pub fn code(self) -> Option<i32> {
         match self {
-            Self::Code(code) => code,
-            Self::Signal(signal) => exit_code_for_signal(signal),
+            Self::Code(code) => Some(code),
+            Self::Signal(signal) => Some(exit_code_for_signal(signal)),
+            Self::Unknown => None,
         }
     }
 }

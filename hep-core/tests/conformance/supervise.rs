@@ -22,7 +22,7 @@ const OPTION_KEYS: [&str; 10] = [
     "strict",
     "max_reports",
 ];
-const STEP_KEYS: [&str; 8] = ["at", "stdout", "stderr", "cancel", "grace_ms", "exit", "close", "consume"];
+const STEP_KEYS: [&str; 9] = ["at", "stdout", "stderr", "cancel", "grace_ms", "exit", "close", "consume", "consumer"];
 const EXPECT_KEYS: [&str; 5] = ["actions", "stderr_lines", "frames", "finished_at", "result"];
 const RESULT_KEYS: [&str; 11] = [
     "verdict",
@@ -155,7 +155,10 @@ fn apply(sup: &mut Supervisor, seen: &mut Seen, step: &Value, now: Duration) -> 
     } else if step.get("grace_ms").is_some() {
         return Err("`grace_ms` belongs to a `cancel` step".into());
     }
-    if let Some(exit) = step.get("exit") {
+    if step.get("exit").and_then(Value::as_str) == Some("unknown") {
+        sup.exited(now, ExitStatus::Unknown);
+        did += 1;
+    } else if let Some(exit) = step.get("exit") {
         keys_known("`exit`", exit, &["code", "signal"])?;
         let code = |key| get(exit, key).ok().and_then(Value::as_i64).and_then(|c| i32::try_from(c).ok());
         let status = match (code("code"), code("signal")) {
@@ -175,6 +178,14 @@ fn apply(sup: &mut Supervisor, seen: &mut Seen, step: &Value, now: Duration) -> 
                 sup.stderr_closed(now);
             }
             other => return Err(format!("`close` must be stdout, stderr or both, not `{other}`")),
+        }
+        did += 1;
+    }
+    if step.get("consumer").is_some() {
+        match get_str(step, "consumer")? {
+            "attached" => sup.set_consumer(now, true),
+            "detached" => sup.set_consumer(now, false),
+            other => return Err(format!("`consumer` must be attached or detached, not `{other}`")),
         }
         did += 1;
     }
@@ -208,16 +219,19 @@ pub(crate) fn run(case: &Value) -> Res {
             return Err(format!("steps[{i}]: `at` {at} is before the previous step's {clock}"));
         }
         while let Some(due) = sup.deadline().filter(|&d| millis(d) <= at) {
-            sup.tick(due);
-            seen.collect(&mut sup, millis(due), auto);
+            // A deadline before the clock means: tick now.
+            clock = clock.max(millis(due));
+            sup.tick(Duration::from_millis(clock));
+            seen.collect(&mut sup, clock, auto);
         }
         clock = at;
         apply(&mut sup, &mut seen, step, Duration::from_millis(at)).map_err(|e| format!("steps[{i}]: {e}"))?;
         seen.collect(&mut sup, at, auto);
     }
     while let (false, Some(due)) = (sup.is_finished(), sup.deadline()) {
-        sup.tick(due);
-        seen.collect(&mut sup, millis(due), auto);
+        clock = clock.max(millis(due));
+        sup.tick(Duration::from_millis(clock));
+        seen.collect(&mut sup, clock, auto);
     }
     while let Some(event) = sup.poll_event() {
         seen.event(event);
