@@ -235,7 +235,7 @@ impl Process {
             let status = match (status.code(), status.signal()) {
                 (Some(code), _) => ExitStatus::Code(code),
                 (None, Some(signal)) => ExitStatus::Signal(signal),
-                (None, None) => ExitStatus::Code(1),
+                (None, None) => ExitStatus::Unknown,
             };
             self.sup.exited(now, status);
         }
