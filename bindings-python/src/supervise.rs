@@ -1,7 +1,7 @@
 //! `hep.Supervisor` (hep-core's supervision state machine, [`Supervisor`]) and
 //! `hep.SupervisorAction` (what it asks a driver to do). Conversions only: times are
-//! seconds (`float`, kept to the microsecond), a child's end is a `Popen.returncode`, and
-//! events become the package's frame, `Violation`, `SkippedLine` and `HepError` objects.
+//! seconds (`float`, kept to the microsecond), a child's end is a `Popen.returncode` (or
+//! `None`: unknown), and events become the package's frame, `Violation`, `SkippedLine` and `HepError` objects.
 
 use crate::convert::to_py_data;
 use crate::errors::to_py;
@@ -13,8 +13,8 @@ use crate::stream::with_bytes;
 use hep_core::lines::DEFAULT_MAX_LINE;
 use hep_core::run::Limits;
 use hep_core::supervise::{
-    self, Action, CancelReason, ExitStatus, MAX_STDERR_LINE, PAUSE_AT_BYTES, STDERR_TAIL_BYTES, Signal,
-    SuperviseOptions, Supervisor,
+    self, Action, CancelReason, ExitStatus, MAX_STDERR_LINE, MIN_DROP_AT_BYTES, PAUSE_AT_BYTES, STDERR_TAIL_BYTES,
+    Signal, SuperviseOptions, Supervisor,
 };
 use hep_core::{Error, Event, StreamOptions, Violation};
 use pyo3::exceptions::PyValueError;
@@ -243,13 +243,14 @@ impl PySupervisor {
     }
 
     /// The child exited; `returncode` as `Popen.returncode` gives it: the exit code, or -N
-    /// when signal N killed it.
-    fn exited(&mut self, now: f64, returncode: i32) -> PyResult<()> {
+    /// when signal N killed it; `None` when how it ended is unknown (something else reaped
+    /// it): the run is then judged without an exit code.
+    fn exited(&mut self, now: f64, returncode: Option<i32>) -> PyResult<()> {
         guard(|| {
-            let status = if returncode < 0 {
-                ExitStatus::Signal(returncode.saturating_neg())
-            } else {
-                ExitStatus::Code(returncode)
+            let status = match returncode {
+                None => ExitStatus::Unknown,
+                Some(code) if code < 0 => ExitStatus::Signal(code.saturating_neg()),
+                Some(code) => ExitStatus::Code(code),
             };
             self.sup.exited(duration("now", now)?, status);
             Ok(())
@@ -278,7 +279,8 @@ impl PySupervisor {
         })
     }
 
-    /// When to call `tick` next (`None`: nothing waits for a time).
+    /// When to call `tick` next (`None`: nothing waits for a time); at or before the latest
+    /// time given: tick now, with the current time.
     fn deadline(&self) -> Option<f64> {
         self.sup.deadline().map(seconds)
     }
@@ -315,6 +317,45 @@ impl PySupervisor {
     /// Whether the result is known (events may still wait).
     fn is_finished(&self) -> bool {
         self.sup.is_finished()
+    }
+
+    /// Says whether someone takes the events as they come (`attached`, the default). While
+    /// detached (the user only awaits the result), stdout is never paused (detaching
+    /// resumes it) and events wait up to `drop_at_bytes()`.
+    fn set_consumer(&mut self, now: f64, attached: bool) -> PyResult<()> {
+        guard(|| {
+            self.sup.set_consumer(duration("now", now)?, attached);
+            Ok(())
+        })
+    }
+
+    /// Who cancelled the run (`"user"`, `"timeout"` or `"idle"`), once a cancel has
+    /// started; else `None`.
+    fn cancelled_by(&self) -> Option<&'static str> {
+        self.sup.cancelled_by().map(CancelReason::as_str)
+    }
+
+    /// Whether a cancel has started and the child has not exited yet.
+    fn is_cancelling(&self) -> bool {
+        self.sup.is_cancelling()
+    }
+
+    /// Whether the timeout ran out and cancelled the run.
+    fn timed_out(&self) -> bool {
+        self.sup.timed_out()
+    }
+
+    /// Whether stdout is still open: `False` once it reached its end or the drain closed
+    /// it (no event comes after the ones waiting).
+    fn is_stdout_open(&self) -> bool {
+        self.sup.is_stdout_open()
+    }
+
+    /// Bytes of waiting events (or, in their own queue, stderr lines) past which further
+    /// ones are counted in `notices_dropped` instead of kept: 16 × `pause_at_bytes`, at
+    /// least `MIN_DROP_AT_BYTES`.
+    fn drop_at_bytes(&self) -> usize {
+        self.sup.options().drop_at_bytes()
     }
 
     /// The run's `hep.RunResult` (with its `supervision`), once finished; else `None`.
@@ -384,6 +425,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DRAIN_AFTER_EXIT", supervise::DRAIN_AFTER_EXIT.as_secs_f64())?;
     m.add("MAX_STDERR_LINE", MAX_STDERR_LINE)?;
     m.add("PAUSE_AT_BYTES", PAUSE_AT_BYTES)?;
+    m.add("MIN_DROP_AT_BYTES", MIN_DROP_AT_BYTES)?;
     Ok(())
 }
 

@@ -1,7 +1,8 @@
 """The `supervise/` cases: a timeline of what a supervised child did, fed to `hep.Supervisor`
 on a simulated clock (milliseconds in the cases, seconds for the binding), and what it must
-order and conclude. The runner is conformance/README.md's, step for step; any key it does
-not know, in a case, its options, a step, `exit`, `expect` or `expect.result`, fails the case.
+order and conclude. The runner is conformance/README.md's, step for step (a deadline before
+the clock is ticked at the clock: "tick now"); any key it does not know, in a case, its
+options, a step, `exit`, `expect` or `expect.result`, fails the case.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ OPTION_KEYS = (
     "strict",
     "max_reports",
 )
-STEP_KEYS = ("at", "stdout", "stderr", "cancel", "grace_ms", "exit", "close", "consume")
+STEP_KEYS = ("at", "stdout", "stderr", "cancel", "grace_ms", "exit", "close", "consumer", "consume")
 EXPECT_KEYS = ("actions", "stderr_lines", "frames", "finished_at", "result")
 RESULT_KEYS = (
     "verdict",
@@ -159,7 +160,10 @@ def apply(sup: hep.Supervisor, seen: Seen, step: Dict[str, Any], now: float) -> 
         did += 1
     elif "grace_ms" in step:
         raise CaseError("`grace_ms` belongs to a `cancel` step")
-    if "exit" in step:
+    if step.get("exit") == "unknown":  # something else reaped the child
+        sup.exited(now, None)
+        did += 1
+    elif "exit" in step:
         exit = step["exit"]
         keys_known("`exit`", exit, ("code", "signal"))
         values = {k: v for k, v in exit.items() if isinstance(v, int) and not isinstance(v, bool)}
@@ -175,6 +179,12 @@ def apply(sup: hep.Supervisor, seen: Seen, step: Dict[str, Any], now: float) -> 
             sup.stdout_closed(now)
         if which in ("stderr", "both"):
             sup.stderr_closed(now)
+        did += 1
+    if "consumer" in step:
+        consumer = get_str(step, "consumer")
+        if consumer not in ("attached", "detached"):
+            raise CaseError(f"`consumer` must be attached or detached, not `{consumer}`")
+        sup.set_consumer(now, consumer == "attached")
         did += 1
     if "consume" in step:
         for _ in range(get_uint(step, "consume")):
@@ -205,8 +215,9 @@ def run_supervise(case: Dict[str, Any]) -> None:
                 due = sup.deadline()
                 if due is None or millis(due) > at:
                     break
-                sup.tick(due)
-                seen.collect(sup, millis(due))
+                clock = max(clock, millis(due))  # a deadline before the clock: tick now
+                sup.tick(seconds(clock))
+                seen.collect(sup, clock)
             clock = at
             apply(sup, seen, step, seconds(at))
             seen.collect(sup, at)
@@ -216,8 +227,9 @@ def run_supervise(case: Dict[str, Any]) -> None:
         due = sup.deadline()
         if due is None:
             break
-        sup.tick(due)
-        seen.collect(sup, millis(due))
+        clock = max(clock, millis(due))
+        sup.tick(seconds(clock))
+        seen.collect(sup, clock)
     while True:
         event = sup.poll_event()
         if event is None:

@@ -357,6 +357,8 @@ def _first(group: str) -> Dict[str, Any]:
         ("supervise", lambda c: c["steps"][0].update(note="x"), "steps[0]: unknown key `note` in steps[0]"),
         ("supervise", lambda c: c["steps"][0].update(cancel="user"), "a step does exactly one thing; this one does 2"),
         ("supervise", lambda c: c["steps"].append({"at": 10**9, "exit": {"code": 0, "core": 1}}), "unknown key `core` in `exit`"),
+        ("supervise", lambda c: c["steps"].append({"at": 10**9, "consumer": "asleep"}), "`consumer` must be attached or detached, not `asleep`"),
+        ("supervise", lambda c: c["steps"].append({"at": 10**9, "exit": "lost"}), "`exit` must be an object"),
         ("supervise", lambda c: c["expect"].update(exit_status=0), "unknown key `exit_status` in `expect`"),
         ("supervise", lambda c: c["expect"].setdefault("result", {}).update(stderr=""), "unknown key `stderr` in `expect.result`"),
         ("supervise", lambda c: c.update(consume="lazy"), '`consume` must be "auto" or "manual"'),

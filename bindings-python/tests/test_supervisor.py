@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import signal
-from typing import Any, List
+from typing import Any, List, Optional
 
 import pytest
 
@@ -39,7 +39,7 @@ def events(sup: hep.Supervisor) -> List[Any]:
         found.append(event)
 
 
-def finish(sup: hep.Supervisor, now: float, returncode: int) -> hep.RunResult:
+def finish(sup: hep.Supervisor, now: float, returncode: Optional[int]) -> hep.RunResult:
     sup.exited(now, returncode)
     sup.stdout_closed(now)
     sup.stderr_closed(now)
@@ -227,3 +227,54 @@ def test_the_result_before_the_end_and_the_reports_after() -> None:
     result = sup.result()
     assert result is not None and result.skipped_count == 1
     assert [s.line for s in sup.skipped] == [2]
+
+
+def test_who_cancelled_a_cancel_under_way_and_the_end_of_stdout() -> None:
+    sup = hep.Supervisor(0.0, timeout=1.0)
+    assert (sup.cancelled_by(), sup.is_cancelling(), sup.timed_out(), sup.is_stdout_open()) == (None, False, False, True)
+    sup.tick(1.0)
+    assert [a.reason for a in actions(sup)] == ["timeout"]
+    assert (sup.cancelled_by(), sup.is_cancelling(), sup.timed_out()) == ("timeout", True, True)
+    sup.cancel(1.5)  # the user's later request hurries it, but does not change who cancelled
+    assert sup.cancelled_by() == "timeout"
+    sup.stdout_closed(1.6)
+    assert not sup.is_stdout_open()
+    sup.exited(1.7, 130)
+    assert (sup.cancelled_by(), sup.is_cancelling(), sup.timed_out()) == ("timeout", False, True)
+
+
+def test_an_unknown_exit_is_judged_without_an_exit_code() -> None:
+    sup = hep.Supervisor(0.0)
+    sup.stdout(0.1, HEADER + START + DONE)
+    result = finish(sup, 0.5, None)
+    assert (result.verdict, result.exit_code) == ("ok", None)
+
+
+def test_a_detached_consumer_is_never_paused() -> None:
+    sup = hep.Supervisor(0.0, pause_at_bytes=300)
+    sup.stdout(0.0, HEADER + START + DONE)
+    assert [a.kind for a in actions(sup)] == ["pause_stdout"]
+    sup.set_consumer(0.1, False)  # detaching resumes stdout
+    assert [a.kind for a in actions(sup)] == ["resume_stdout"] and not sup.is_paused()
+    sup.stdout(0.2, HEADER + START + DONE)
+    assert actions(sup) == [] and not sup.is_paused()
+    sup.set_consumer(0.3, True)  # attached again: backpressure from the next read
+    assert actions(sup) == []
+    sup.stdout(0.4, START)
+    assert [a.kind for a in actions(sup)] == ["pause_stdout"]
+
+
+def test_taking_events_restarts_the_idle_clock_at_the_next_time_told() -> None:
+    sup = hep.Supervisor(0.0, pause_at_bytes=100, idle_timeout=1.0)
+    sup.stdout(0.0, HEADER + START)  # paused: the idle clock stops with 1 s left
+    assert [a.kind for a in actions(sup)] == ["pause_stdout"] and sup.deadline() is None
+    events(sup)  # resumes stdout; taking events tells no time
+    assert [a.kind for a in actions(sup)] == ["resume_stdout"]
+    assert sup.deadline() == 0.0  # at or before the latest time told: tick now
+    sup.tick(5.0)  # with the current time: the clock runs on from there
+    assert sup.deadline() == 6.0 and actions(sup) == []
+
+
+def test_the_drop_threshold() -> None:
+    assert hep.Supervisor(0.0).drop_at_bytes() == 16 * hep.PAUSE_AT_BYTES
+    assert hep.Supervisor(0.0, pause_at_bytes=10).drop_at_bytes() == hep.MIN_DROP_AT_BYTES == 1 << 20

@@ -69,6 +69,7 @@ __all__ = [
     "STDERR_TAIL_BYTES",
     "MAX_STDERR_LINE",
     "PAUSE_AT_BYTES",
+    "MIN_DROP_AT_BYTES",
     "EXIT_OK",
     "EXIT_FAILED",
     "EXIT_CANCELLED",
@@ -197,7 +198,12 @@ STDERR_TAIL_BYTES: Final[int]
 MAX_STDERR_LINE: Final[int]
 """Longest stderr line handed over live, in bytes; a longer one is cut there."""
 PAUSE_AT_BYTES: Final[int]
-"""Bytes of events waiting for the consumer above which a supervisor pauses stdout."""
+"""Bytes of events waiting for the consumer above which a supervisor pauses stdout (while
+someone takes them as they come); reading resumes at half of it."""
+MIN_DROP_AT_BYTES: Final[int]
+"""The least number of waiting bytes past which a supervisor counts events (and, in their
+own queue, stderr lines) in `notices_dropped` instead of keeping them: the threshold is 16 ×
+`pause_at_bytes`, at least this (`Supervisor.drop_at_bytes()`)."""
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
 EXIT_CANCELLED: Final = 130
@@ -928,18 +934,23 @@ class Supervisor:
         """The child's stdout reached its end."""
     def stderr_closed(self, now: float) -> None:
         """The child's stderr reached its end."""
-    def exited(self, now: float, returncode: int) -> None:
+    def exited(self, now: float, returncode: Optional[int]) -> None:
         """The child exited (the driver reaped it); `returncode` as `Popen.returncode`
-        gives it: the exit code, or -N when signal N killed it."""
+        gives it: the exit code, or -N when signal N killed it. `None`: it is gone but how
+        it ended is unknown (something else reaped it); the run is judged without an exit
+        code."""
     def cancel(self, now: float, reason: _CancelReason = "user", grace: Optional[float] = None) -> None:
         """Asks for the run to be cancelled. The first request sends SIGINT, then SIGTERM
         and SIGKILL after their graces while the child runs (`grace` replaces the interrupt
         grace); a later request from the user takes the next step at once (a timeout or
         idleness never hurries a cancel under way). Ignored once the child has exited."""
     def tick(self, now: float) -> None:
-        """Handles every deadline up to `now` (call it when `deadline()` is reached)."""
+        """Handles every deadline up to `now` (call it with the current time when
+        `deadline()` is reached)."""
     def deadline(self) -> Optional[float]:
-        """When to call `tick` next (`None`: nothing waits for a time)."""
+        """When to call `tick` next (`None`: nothing waits for a time). A deadline at or
+        before the latest time given means: tick now, with the current time (not with the
+        deadline), e.g. after taking events resumed stdout and the idle clock restarts."""
     def poll_action(self) -> Optional[SupervisorAction]:
         """The next thing the driver must do, or `None`."""
     def poll_event(self) -> Optional[_Event]:
@@ -953,6 +964,26 @@ class Supervisor:
         """Whether stdout is paused for the consumer."""
     def is_finished(self) -> bool:
         """Whether the result is known (events may still wait)."""
+    def set_consumer(self, now: float, attached: bool) -> None:
+        """Says whether someone takes the events as they come (`True`, the default): only
+        then is stdout paused when `pause_at_bytes` of them wait. Detach (`False`) while
+        nobody iterates and the user only awaits the result: stdout is never paused then
+        (detaching resumes it), and the events wait up to `drop_at_bytes()`. Attaching
+        again lets backpressure apply from the next read."""
+    def cancelled_by(self) -> Optional[_CancelReason]:
+        """Who cancelled the run (`"user"`, `"timeout"` or `"idle"`), once a cancel has
+        started; else `None`."""
+    def is_cancelling(self) -> bool:
+        """Whether a cancel has started and the child has not exited yet."""
+    def timed_out(self) -> bool:
+        """Whether the timeout ran out and cancelled the run."""
+    def is_stdout_open(self) -> bool:
+        """Whether stdout is still open: `False` once it reached its end or the drain after
+        the exit closed it (no event comes after the ones waiting)."""
+    def drop_at_bytes(self) -> int:
+        """Bytes of waiting events (or, in their own queue, stderr lines) past which further
+        ones are counted in `notices_dropped` instead of kept: 16 × `pause_at_bytes`, at
+        least `MIN_DROP_AT_BYTES`."""
     def result(self) -> Optional[_PyRunResult]:
         """The run's result (with its `supervision`), once finished; else `None`."""
     @property
