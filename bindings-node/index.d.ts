@@ -368,7 +368,8 @@ export interface Supervision {
   stderrDropped: number;
   /**
    * Events and stderr lines not handed over because the consumer fell far behind (more
-   * than 16 MiB waiting: nobody iterating, or a flood during a cancel or the drain); the
+   * than the drop threshold waiting, 16 × `pauseAtBytes` and at least `MIN_DROP_AT_BYTES`:
+   * 16 MiB by default; nobody iterating, or a flood during a cancel or the drain); the
    * result still counts what the events said.
    */
   noticesDropped: number;
@@ -577,6 +578,8 @@ export class Run extends EventEmitter implements AsyncIterable<Frame>, AsyncDisp
   readonly stream: StreamReports;
   /** Whether `timeoutMs` ran out and cancelled the run. */
   readonly timedOut: boolean;
+  /** Who cancelled the run once a cancel has started (the user, `timeoutMs` or `idleTimeoutMs`), else null. */
+  readonly cancelledBy: CancelReason | null;
   /** Resolves once the child is reaped and its pipes are closed (or drained for 2 s after its exit). */
   readonly result: Promise<RunResult>;
   /**
@@ -629,7 +632,11 @@ export interface SupervisorOptions extends StreamOptions {
   stderrTailBytes?: number;
   /** The longest stderr line handed over, in bytes (default 16 KiB); a longer one is cut. */
   maxStderrLine?: number;
-  /** Bytes of events waiting for the consumer above which stdout is paused (default 1 MiB); resumed at half. */
+  /**
+   * Bytes of events waiting for the consumer above which stdout is paused (default
+   * `PAUSE_AT_BYTES`, 1 MiB); resumed at half. Past 16 × `pauseAtBytes` (at least
+   * `MIN_DROP_AT_BYTES`) waiting, events are counted instead of kept (`dropAtBytes`).
+   */
   pauseAtBytes?: number;
 }
 
@@ -680,8 +687,12 @@ export class Supervisor<Raw extends boolean = false> {
   stdoutClosed(nowMs: number): void;
   /** The child's stderr reached its end (or failed). */
   stderrClosed(nowMs: number): void;
-  /** The child exited with `code`, or `signal` killed it: the arguments of a ChildProcess's 'exit' event. */
-  exited(nowMs: number, code: number | null, signal?: NodeJS.Signals | number | null): void;
+  /**
+   * The child exited with `code`, or `signal` killed it: the arguments of a ChildProcess's
+   * 'exit' event. With neither, the child is gone but how it ended is unknown (something
+   * else reaped it): the run is judged without an exit code.
+   */
+  exited(nowMs: number, code?: number | null, signal?: NodeJS.Signals | number | null): void;
   /**
    * Asks for the run to be cancelled: the first request starts the ladder (SIGINT, SIGTERM
    * after the interrupt grace, or `interruptGraceMs` when given, SIGKILL after the terminate
@@ -689,9 +700,18 @@ export class Supervisor<Raw extends boolean = false> {
    * never hurries one under way.
    */
   cancel(nowMs: number, reason?: CancelReason, interruptGraceMs?: number | null): void;
-  /** Handles every deadline up to `nowMs`. */
+  /**
+   * Whether someone takes the events as they come (`attached`, the default). Detach while
+   * nobody does (the user only awaits the result): stdout is then never paused (detaching
+   * resumes it), and events wait up to `dropAtBytes`. Attach while someone iterates.
+   */
+  setConsumer(nowMs: number, attached: boolean): void;
+  /** Handles every deadline up to `nowMs` (the current time, even when the deadline has passed). */
   tick(nowMs: number): void;
-  /** When to call `tick` next (milliseconds on the same clock), or null. */
+  /**
+   * When to call `tick` next (milliseconds on the same clock), or null. A deadline at or
+   * before the latest time told means: tick now, with the current time.
+   */
   deadline(): number | null;
   /** The next thing the driver must do, or null. */
   pollAction(): SupervisorAction | null;
@@ -704,6 +724,16 @@ export class Supervisor<Raw extends boolean = false> {
   pollStderr(): string | null;
   /** Whether stdout is paused for the consumer. */
   readonly paused: boolean;
+  /** Who cancelled the run, once a cancel has started; else null. */
+  readonly cancelledBy: CancelReason | null;
+  /** Whether a cancel has started and the child has not exited yet (a further user cancel would hurry it). */
+  readonly cancelling: boolean;
+  /** Whether the timeout ran out and cancelled the run. */
+  readonly timedOut: boolean;
+  /** Whether stdout is still open: false once it reached its end or the drain closed it (no event comes after those waiting). */
+  readonly stdoutOpen: boolean;
+  /** Waiting bytes past which events (and, in their own queue, stderr lines) are counted instead of kept: 16 × `pauseAtBytes`, at least `MIN_DROP_AT_BYTES`. */
+  readonly dropAtBytes: number;
   /** Whether the result is known (events and stderr lines may still wait). */
   readonly finished: boolean;
   /** Violations found so far (after the end, the result's). */
@@ -742,6 +772,14 @@ export const INTERRUPT_GRACE_MS: number;
 export const TERMINATE_GRACE_MS: number;
 /** Bytes of a child's stderr kept. */
 export const STDERR_TAIL_BYTES: number;
+/** After the child exits, how long its pipes are still read: 2000 (the core's `DRAIN_AFTER_EXIT`). */
+export const DRAIN_AFTER_EXIT_MS: number;
+/** The longest stderr line handed over, in bytes (a longer one is cut): 16384. */
+export const MAX_STDERR_LINE: number;
+/** Bytes of events waiting for a loop above which stdout is paused (resumed at half): 1 MiB. */
+export const PAUSE_AT_BYTES: number;
+/** The least drop threshold (1 MiB): past max(16 × `pauseAtBytes`, this) waiting, events are counted, not kept. */
+export const MIN_DROP_AT_BYTES: number;
 /** Cap on `tool_results[].text`, in UTF-16 code units. */
 export const TOOL_RESULT_CAP: number;
 /** The default longest line, in bytes. */

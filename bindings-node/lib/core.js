@@ -15,6 +15,10 @@ const EXIT_CANCELLED = constants.exitCancelled;
 const INTERRUPT_GRACE_MS = constants.interruptGraceMs;
 const TERMINATE_GRACE_MS = constants.terminateGraceMs;
 const STDERR_TAIL_BYTES = constants.stderrTailBytes;
+const DRAIN_AFTER_EXIT_MS = constants.drainAfterExitMs;
+const MAX_STDERR_LINE = constants.maxStderrLine;
+const PAUSE_AT_BYTES = constants.pauseAtBytes;
+const MIN_DROP_AT_BYTES = constants.minDropAtBytes;
 const TOOL_RESULT_CAP = constants.toolResultCap;
 const MAX_LINE_BYTES = constants.maxLineBytes;
 
@@ -106,6 +110,10 @@ module.exports = {
   INTERRUPT_GRACE_MS,
   TERMINATE_GRACE_MS,
   STDERR_TAIL_BYTES,
+  DRAIN_AFTER_EXIT_MS,
+  MAX_STDERR_LINE,
+  PAUSE_AT_BYTES,
+  MIN_DROP_AT_BYTES,
   TOOL_RESULT_CAP,
   MAX_LINE_BYTES,
   Tail,

@@ -127,19 +127,20 @@ class Supervisor {
 
   /**
    * The child exited with `code`, or a signal (a name or number) killed it: the arguments
-   * of a ChildProcess's 'exit' event.
+   * of a ChildProcess's 'exit' event. With neither, the child is gone but how it ended is
+   * unknown (something else reaped it): the run is judged without an exit code.
    */
-  exited(nowMs, code, signal = null) {
+  exited(nowMs, code = null, signal = null) {
     ms(nowMs, 'Supervisor.exited(nowMs)');
-    if (code !== null && code !== undefined) {
+    const none = (value) => value === null || value === undefined;
+    if (!none(code)) {
       if (!Number.isInteger(code) || code < -(2 ** 31) || code >= 2 ** 31) {
         throw new RangeError(`Supervisor.exited(code): code must be a 32-bit integer, not ${String(code)}`);
       }
-      if (signal !== null && signal !== undefined) throw new TypeError('Supervisor.exited(): give a code or a signal, not both');
+      if (!none(signal)) throw new TypeError('Supervisor.exited(): give a code or a signal, not both');
       this.#native.exited(nowMs, code, null);
     } else {
-      if (signal === null || signal === undefined) throw new TypeError('Supervisor.exited(): give a code or a signal');
-      this.#native.exited(nowMs, null, signalNumber(signal, 'Supervisor.exited(signal)'));
+      this.#native.exited(nowMs, null, none(signal) ? null : signalNumber(signal, 'Supervisor.exited(signal)'));
     }
   }
 
@@ -155,12 +156,28 @@ class Supervisor {
     this.#native.cancel(nowMs, reason, grace);
   }
 
-  /** Handles every deadline up to `nowMs` (call it when `deadline()` is reached). */
+  /**
+   * Says whether someone takes the events as they come (`attached`, the default). Detach
+   * while nobody does (the user only awaits the result): stdout is then never paused, and
+   * events wait up to `dropAtBytes`. Attach while someone iterates.
+   */
+  setConsumer(nowMs, attached) {
+    ms(nowMs, 'Supervisor.setConsumer(nowMs)');
+    this.#native.setConsumer(nowMs, check.boolean(attached, 'Supervisor.setConsumer(attached)'));
+  }
+
+  /**
+   * Handles every deadline up to `nowMs` (call it when `deadline()` is reached, with the
+   * current time: a deadline in the past means "tick now").
+   */
   tick(nowMs) {
     this.#native.tick(ms(nowMs, 'Supervisor.tick(nowMs)'));
   }
 
-  /** When to call `tick` next, in milliseconds on the same clock, or null. */
+  /**
+   * When to call `tick` next, in milliseconds on the same clock, or null. A deadline at or
+   * before the latest time told means: tick now.
+   */
   deadline() {
     return this.#native.deadline() ?? null;
   }
@@ -188,6 +205,38 @@ class Supervisor {
   /** Whether stdout is paused for the consumer (more than `pauseAtBytes` of events wait). */
   get paused() {
     return this.#native.paused;
+  }
+
+  /** Who cancelled the run ('user', 'timeout' or 'idle') once a cancel has started, else null. */
+  get cancelledBy() {
+    return this.#native.cancelledBy ?? null;
+  }
+
+  /** Whether a cancel has started and the child has not exited yet. */
+  get cancelling() {
+    return this.#native.cancelling;
+  }
+
+  /** Whether the timeout ran out and cancelled the run. */
+  get timedOut() {
+    return this.#native.timedOut;
+  }
+
+  /**
+   * Whether stdout is still open: false once it reached its end (or the drain closed it),
+   * when no event comes after the ones waiting.
+   */
+  get stdoutOpen() {
+    return this.#native.stdoutOpen;
+  }
+
+  /**
+   * Bytes of waiting events (or, in their own queue, stderr lines) past which further ones
+   * are counted in `supervision.noticesDropped` instead of kept: 16 × `pauseAtBytes`, at
+   * least `MIN_DROP_AT_BYTES`.
+   */
+  get dropAtBytes() {
+    return this.#native.dropAtBytes;
   }
 
   /** Whether the result is known (events and stderr lines may still wait). */

@@ -230,14 +230,18 @@ impl NativeSupervisor {
         })
     }
 
-    /// The child exited with `code`, or was killed by signal number `signal`.
+    /// The child exited with `code`, or was killed by signal number `signal`; with neither,
+    /// it is gone but how it ended is unknown (something else reaped it).
     #[napi(catch_unwind)]
     pub fn exited(&mut self, env: Env, now_ms: f64, code: Option<i32>, signal: Option<i32>) -> napi::Result<()> {
         self.input(&env, |sup| {
             let status = match (code, signal) {
                 (Some(code), None) => ExitStatus::Code(code),
                 (None, Some(signal)) => ExitStatus::Signal(signal),
-                _ => return Err(Failure::Internal("an exit has a code or a signal".to_owned())),
+                (None, None) => ExitStatus::Unknown,
+                (Some(_), Some(_)) => {
+                    return Err(Failure::Internal("an exit has a code or a signal, not both".to_owned()));
+                }
             };
             sup.exited(duration(now_ms), status);
             Ok(())
@@ -252,6 +256,16 @@ impl NativeSupervisor {
             let reason = CancelReason::parse(&reason)
                 .ok_or_else(|| Failure::Internal(format!("no cancel reason is named {reason}")))?;
             sup.cancel_within(duration(now_ms), reason, grace_ms.map(duration));
+            Ok(())
+        })
+    }
+
+    /// Whether someone takes the events as they come (`attached`); while detached, stdout is
+    /// never paused.
+    #[napi(catch_unwind)]
+    pub fn set_consumer(&mut self, env: Env, now_ms: f64, attached: bool) -> napi::Result<()> {
+        self.input(&env, |sup| {
+            sup.set_consumer(duration(now_ms), attached);
             Ok(())
         })
     }
@@ -329,6 +343,36 @@ impl NativeSupervisor {
     #[napi(getter, catch_unwind)]
     pub fn paused(&self, env: Env) -> napi::Result<bool> {
         boundary(&env, || Ok(self.sup.is_paused()))
+    }
+
+    /// Who cancelled the run (`user`, `timeout`, `idle`), once a cancel has started.
+    #[napi(getter, catch_unwind)]
+    pub fn cancelled_by(&self, env: Env) -> napi::Result<Option<String>> {
+        boundary(&env, || Ok(self.sup.cancelled_by().map(|reason| reason.as_str().to_owned())))
+    }
+
+    /// Whether a cancel has started and the child has not exited yet.
+    #[napi(getter, catch_unwind)]
+    pub fn cancelling(&self, env: Env) -> napi::Result<bool> {
+        boundary(&env, || Ok(self.sup.is_cancelling()))
+    }
+
+    /// Whether the timeout ran out and cancelled the run.
+    #[napi(getter, catch_unwind)]
+    pub fn timed_out(&self, env: Env) -> napi::Result<bool> {
+        boundary(&env, || Ok(self.sup.timed_out()))
+    }
+
+    /// Whether stdout is still open: false once it reached its end or the drain closed it.
+    #[napi(getter, catch_unwind)]
+    pub fn stdout_open(&self, env: Env) -> napi::Result<bool> {
+        boundary(&env, || Ok(self.sup.is_stdout_open()))
+    }
+
+    /// Waiting bytes past which events and stderr lines are counted instead of kept.
+    #[napi(getter, catch_unwind)]
+    pub fn drop_at_bytes(&self, env: Env) -> napi::Result<f64> {
+        boundary(&env, || Ok(self.sup.options().drop_at_bytes() as f64))
     }
 
     /// Whether the result is known.

@@ -27,6 +27,14 @@ pub struct Constants {
     pub terminate_grace_ms: f64,
     /// Bytes of stderr kept.
     pub stderr_tail_bytes: f64,
+    /// After the exit, how long the pipes are still read.
+    pub drain_after_exit_ms: f64,
+    /// The longest stderr line handed over, in bytes.
+    pub max_stderr_line: f64,
+    /// Waiting bytes of events above which stdout is paused.
+    pub pause_at_bytes: f64,
+    /// The least drop threshold: waiting bytes past which events are counted, not kept.
+    pub min_drop_at_bytes: f64,
     /// Cap on a tool result's text, in UTF-16 code units.
     pub tool_result_cap: f64,
     /// The default longest line, in bytes.
@@ -50,6 +58,10 @@ pub fn constants(env: Env) -> napi::Result<Constants> {
             interrupt_grace_ms: supervise::INTERRUPT_GRACE.as_millis() as f64,
             terminate_grace_ms: supervise::TERMINATE_GRACE.as_millis() as f64,
             stderr_tail_bytes: supervise::STDERR_TAIL_BYTES as f64,
+            drain_after_exit_ms: supervise::DRAIN_AFTER_EXIT.as_millis() as f64,
+            max_stderr_line: supervise::MAX_STDERR_LINE as f64,
+            pause_at_bytes: supervise::PAUSE_AT_BYTES as f64,
+            min_drop_at_bytes: supervise::MIN_DROP_AT_BYTES as f64,
             tool_result_cap: bounds::TOOL_RESULT_CAP as f64,
             max_line_bytes: hep_core::lines::DEFAULT_MAX_LINE as f64,
             frame_types: FRAME_TYPES.iter().map(|t| (*t).to_owned()).collect(),

@@ -12,6 +12,10 @@ describe('the core constants and helpers', () => {
       [hep.PROTOCOL_VERSION, hep.EXIT_OK, hep.EXIT_FAILED, hep.EXIT_CANCELLED, hep.INTERRUPT_GRACE_MS, hep.TERMINATE_GRACE_MS, hep.STDERR_TAIL_BYTES, hep.TOOL_RESULT_CAP],
       ['v1', 0, 1, 130, 12_000, 2000, 65536, 2000],
     );
+    assert.deepEqual(
+      [hep.DRAIN_AFTER_EXIT_MS, hep.MAX_STDERR_LINE, hep.PAUSE_AT_BYTES, hep.MIN_DROP_AT_BYTES],
+      [2000, 16384, 1 << 20, 1 << 20],
+    );
     // The interrupt grace outlasts the reference's 10 s settle plus its drain and exit.
     assert.ok(hep.INTERRUPT_GRACE_MS > 10_000);
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));

@@ -45,7 +45,7 @@ function supervise(command, args, options, onFrame) {
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HepError } from 'hep';
+import { HepError, MIN_DROP_AT_BYTES, PAUSE_AT_BYTES } from 'hep';
 import { STUBBORN, simulate } from './supervise-support.mjs';
 
 const TEST = { timeout: 30_000 };
@@ -133,6 +133,50 @@ describe('Supervisor', () => {
     assert.equal(result.turns.length, 1);
   });
 
+  test('the getters follow the run: stdoutOpen, cancelling, cancelledBy, timedOut', () => {
+    const sup = new Supervisor(0, { timeoutMs: 100 });
+    assert.deepEqual([sup.stdoutOpen, sup.cancelling, sup.cancelledBy, sup.timedOut], [true, false, null, false]);
+    sup.tick(100);
+    assert.equal(sup.pollAction().kind, 'signal');
+    assert.deepEqual([sup.cancelling, sup.cancelledBy, sup.timedOut], [true, 'timeout', true]);
+    sup.cancel(150); // the user's: it takes the next step at once; the run stays the timeout's
+    assert.deepEqual(sup.pollAction().signal, 'SIGTERM');
+    assert.equal(sup.cancelledBy, 'timeout');
+    sup.stdoutClosed(160);
+    assert.equal(sup.stdoutOpen, false);
+    sup.exited(170, null, 'SIGTERM');
+    assert.deepEqual([sup.cancelling, sup.cancelledBy, sup.timedOut], [false, 'timeout', true]);
+  });
+
+  test('a detached consumer is never paused for; attached, backpressure applies from the next read', () => {
+    const sup = new Supervisor(0, { pauseAtBytes: 1000 });
+    assert.equal(sup.dropAtBytes, MIN_DROP_AT_BYTES, 'at least MIN_DROP_AT_BYTES');
+    assert.equal(new Supervisor(0, { pauseAtBytes: PAUSE_AT_BYTES }).dropAtBytes, 16 * PAUSE_AT_BYTES);
+    const delta = (i) => `{"type":"message_delta","turn_id":1,"delta":"${String(i).repeat(100)}"}\n`;
+    sup.stdout(1, `${HEADER}{"type":"agent_start","turn_id":1}\n{"type":"message_start","turn_id":1,"role":"assistant"}\n`);
+    sup.setConsumer(2, false);
+    for (let i = 0; i < 20; i++) sup.stdout(3, delta(i));
+    assert.equal(sup.pollAction(), null, 'never paused while detached');
+    sup.setConsumer(4, true);
+    assert.equal(sup.paused, false);
+    sup.stdout(5, delta(20));
+    assert.deepEqual(sup.pollAction(), { kind: 'pause_stdout' });
+    sup.setConsumer(6, false); // detaching resumes
+    assert.deepEqual(sup.pollAction(), { kind: 'resume_stdout' });
+    assert.equal(sup.pollEvents().length, 24, 'every event waited');
+  });
+
+  test('exited(nowMs, null, null): gone, how unknown; the run is judged without an exit code', () => {
+    const sup = new Supervisor(0);
+    sup.stdout(1, `${HEADER}{"type":"agent_start","turn_id":1}\n`);
+    sup.exited(2, null, null);
+    assert.deepEqual(sup.pollAction(), { kind: 'kill_group' });
+    sup.stdoutClosed(3);
+    sup.stderrClosed(3);
+    const result = sup.result();
+    assert.deepEqual([result.verdict, result.exitCode], ['incomplete', null]);
+  });
+
   test('wrong arguments are TypeErrors and RangeErrors naming them', () => {
     const sup = new Supervisor(0);
     const cases = [
@@ -145,7 +189,8 @@ describe('Supervisor', () => {
       [() => sup.stdout(1, 42), TypeError, /^Supervisor\.stdout\(chunk\): chunk must be/],
       [() => sup.stderr(NaN, 'x'), RangeError, /^Supervisor\.stderr\(nowMs\)/],
       [() => sup.exited(1, 0, 'SIGKILL'), TypeError, 'Supervisor.exited(): give a code or a signal, not both'],
-      [() => sup.exited(1, null), TypeError, 'Supervisor.exited(): give a code or a signal'],
+      [() => sup.setConsumer(1, 'yes'), TypeError, 'Supervisor.setConsumer(attached) must be a boolean, not a string'],
+      [() => sup.setConsumer(-1, true), RangeError, /^Supervisor\.setConsumer\(nowMs\)/],
       [() => sup.exited(1, null, 'SIGNOPE'), RangeError, /^Supervisor\.exited\(signal\)/],
       [() => sup.cancel(1, 'bored'), RangeError, /^Supervisor\.cancel\(reason\): reason must be one of user, timeout, idle/],
       [() => sup.pollEvents(-1), RangeError, /^Supervisor\.pollEvents\(max\)/],

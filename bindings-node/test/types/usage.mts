@@ -4,7 +4,10 @@
 import {
   HepError,
   INTERRUPT_GRACE_MS,
+  MIN_DROP_AT_BYTES,
+  PAUSE_AT_BYTES,
   TERMINATE_GRACE_MS,
+  type CancelReason,
   Stream,
   Writer,
   encode,
@@ -179,6 +182,8 @@ async function supervise(): Promise<RunResult> {
   for await (const frame of read('run.jsonl', { strict: true })) describe(frame);
   const run = spawn('hep', ['simulate'], { signal: AbortSignal.timeout(1000), cwd: '/tmp', raw: true });
   for await (const frame of run) describe(frame);
+  const who: CancelReason | null = run.cancelledBy;
+  void who;
   await run.cancel();
   // @ts-expect-error hep sets stdio itself
   spawn('hep', [], { stdio: 'inherit' });
@@ -243,6 +248,10 @@ function drive(): RunResult | null {
   sup.stderr(performance.now(), 'warning\n');
   sup.exited(performance.now(), null, 'SIGKILL');
   sup.exited(performance.now(), 0);
+  sup.exited(performance.now(), null, null); // gone, how unknown
+  sup.setConsumer(performance.now(), false);
+  // @ts-expect-error attached or not is a boolean
+  sup.setConsumer(performance.now(), 'detached');
   sup.cancel(performance.now());
   sup.cancel(performance.now(), 'idle', 500);
   // @ts-expect-error the reasons are user, timeout and idle
@@ -282,7 +291,13 @@ function drive(): RunResult | null {
   const rawLine: number | undefined = raw[0]?.kind === 'frame' ? raw[0].frame.line : undefined;
   const line: string | null = sup.pollStderr();
   const due: number | null = sup.deadline();
-  const flags: [boolean, boolean] = [sup.paused, sup.finished];
+  const flags: [boolean, boolean, boolean, boolean, boolean] = [sup.paused, sup.finished, sup.cancelling, sup.timedOut, sup.stdoutOpen];
+  const by: CancelReason | null = sup.cancelledBy;
+  const drop: number = sup.dropAtBytes;
+  const rule: boolean = drop === Math.max(16 * PAUSE_AT_BYTES, MIN_DROP_AT_BYTES);
+  // @ts-expect-error the getters are read-only
+  sup.cancelling = true;
+  void [by, rule];
   const action: SupervisorAction | null = sup.pollAction();
   sup.tick(due ?? 0);
   void [rawLine, line, flags, action];
