@@ -20,7 +20,7 @@ const OPTIONS = {
   strict: 'strict',
   max_reports: 'maxReports',
 };
-const STEP_KEYS = ['at', 'stdout', 'stderr', 'cancel', 'grace_ms', 'exit', 'close', 'consume'];
+const STEP_KEYS = ['at', 'stdout', 'stderr', 'cancel', 'grace_ms', 'exit', 'close', 'consume', 'consumer'];
 const EXPECT_KEYS = ['actions', 'stderr_lines', 'frames', 'finished_at', 'result'];
 const RESULT_KEYS = [
   'verdict',
@@ -114,7 +114,10 @@ function apply(sup, seen, step, now) {
   } else if (Object.hasOwn(step, 'grace_ms')) {
     throw new CaseError('`grace_ms` belongs to a `cancel` step');
   }
-  if (Object.hasOwn(step, 'exit')) {
+  if (step.exit === 'unknown') {
+    sup.exited(now, null, null);
+    did += 1;
+  } else if (Object.hasOwn(step, 'exit')) {
     const exit = step.exit;
     keysKnown('`exit`', exit, ['code', 'signal']);
     const int = (key) => (Number.isInteger(exit[key]) ? exit[key] : null);
@@ -130,6 +133,12 @@ function apply(sup, seen, step, now) {
     if (!['stdout', 'stderr', 'both'].includes(which)) throw new CaseError(`\`close\` must be stdout, stderr or both, not \`${which}\``);
     if (which === 'stdout' || which === 'both') sup.stdoutClosed(now);
     if (which === 'stderr' || which === 'both') sup.stderrClosed(now);
+    did += 1;
+  }
+  if (Object.hasOwn(step, 'consumer')) {
+    const consumer = getStr(step, 'consumer');
+    if (!['attached', 'detached'].includes(consumer)) throw new CaseError(`\`consumer\` must be attached or detached, not \`${consumer}\``);
+    sup.setConsumer(now, consumer === 'attached');
     did += 1;
   }
   if (Object.hasOwn(step, 'consume')) {
@@ -153,8 +162,9 @@ export function runSupervise(c) {
       const at = getUint(step, 'at');
       if (at < clock) throw new CaseError(`\`at\` ${at} is before the previous step's ${clock}`);
       for (let due = sup.deadline(); due !== null && due <= at; due = sup.deadline()) {
-        sup.tick(due);
-        seen.collect(sup, due, auto);
+        clock = Math.max(clock, due); // a deadline before the clock means: tick now
+        sup.tick(clock);
+        seen.collect(sup, clock, auto);
       }
       clock = at;
       apply(sup, seen, step, at);
@@ -165,8 +175,9 @@ export function runSupervise(c) {
     }
   });
   for (let due = sup.deadline(); !sup.finished && due !== null; due = sup.deadline()) {
-    sup.tick(due);
-    seen.collect(sup, due, auto);
+    clock = Math.max(clock, due);
+    sup.tick(clock);
+    seen.collect(sup, clock, auto);
   }
   seen.events(sup.pollEvents());
   check(c, sup, seen);
