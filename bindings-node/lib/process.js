@@ -5,8 +5,10 @@
 // backpressure and the verdict. This file only does Node I/O: it spawns the child in its
 // own process group, feeds whatever its pipes deliver ('data' events) with the time,
 // carries out the actions (signals to the group, pausing stdout, closing the pipes), wakes
-// the supervisor at its deadline with a timer, reports the exit, and hands frames and
-// stderr lines over. Nothing polls: every step follows an event of the child or a timer.
+// the supervisor at its deadline with a timer, reports the exit, tells it whether a loop is
+// taking the frames (the consumer is attached only while one is in progress: a run whose
+// user only awaits the result is never paused), and hands frames and stderr lines over.
+// Nothing polls: every step follows an event of the child or a timer.
 
 const childProcess = require('node:child_process');
 const { EventEmitter } = require('node:events');
@@ -53,17 +55,14 @@ class Run extends EventEmitter {
   #head = 0;
   #waiters = [];
   #error = null; // what iteration throws once the frames before it are taken
-  #stdoutDone = false;
   #exited;
   #onExit;
+  #gone = false; // the exit is known (or the child never started)
   #result;
   #settle;
   #timer = null;
   #due = null;
-  #loops = 0; // loops in progress: only they get backpressure
-  #pauseOrdered = false;
-  #paused = false;
-  #timedOut = false;
+  #loops = 0; // loops in progress: the consumer is attached while there is one
   #signal = null;
   #onAbort = null;
   #cancelOnBreak;
@@ -82,6 +81,7 @@ class Run extends EventEmitter {
       throw new TypeError('spawn(): signal must be an AbortSignal');
     }
     const sup = new Supervisor(now(), supervision, 'spawn(options)');
+    sup.setConsumer(now(), false); // nobody iterates yet
     this.#sup = sup;
     this.#reports = Object.freeze({
       get violations() {
@@ -99,7 +99,10 @@ class Run extends EventEmitter {
     });
     this.#result.catch(() => {}); // a rejection nobody awaits is not an unhandled rejection
     this.#exited = new Promise((resolve) => {
-      this.#onExit = resolve;
+      this.#onExit = () => {
+        this.#gone = true;
+        resolve();
+      };
     });
 
     const popen = {};
@@ -108,21 +111,14 @@ class Run extends EventEmitter {
     this.#child = child;
     child.stdout.on('data', (chunk) => this.#input((t) => this.#sup.stdout(t, chunk)));
     child.stderr.on('data', (chunk) => this.#input((t) => this.#sup.stderr(t, chunk)));
-    child.stdout.on('close', () => {
-      if (child.pid !== undefined) this.#stdoutDone = true;
-      this.#input((t) => this.#sup.stdoutClosed(t));
-    });
-    child.stderr.on('close', () => this.#input((t) => this.#sup.stderrClosed(t)));
+    child.stdout.on('close', () => this.#closed((t) => this.#sup.stdoutClosed(t)));
+    child.stderr.on('close', () => this.#closed((t) => this.#sup.stderrClosed(t)));
     child.stdout.on('error', () => {}); // a failed read ends in 'close' too
     child.stderr.on('error', () => {});
-    child.on('exit', (code, sig) => {
-      this.#onExit();
-      this.#input((t) => this.#sup.exited(t, code, sig));
-    });
+    child.on('exit', (code, sig) => this.#exit(code, sig));
     child.on('error', (error) => {
       if (child.pid !== undefined) return; // not a spawn failure (hep never uses child.kill)
       this.#error = error;
-      this.#stdoutDone = true;
       this.#onExit();
       child.stdout.destroy();
       child.stderr.destroy();
@@ -157,7 +153,12 @@ class Run extends EventEmitter {
 
   /** Whether `timeoutMs` ran out and cancelled the run. */
   get timedOut() {
-    return this.#timedOut;
+    return this.#sup.timedOut;
+  }
+
+  /** Who cancelled the run ('user', 'timeout' or 'idle') once a cancel has started, else null. */
+  get cancelledBy() {
+    return this.#sup.cancelledBy;
   }
 
   /** Resolves to the `RunResult` once the child is reaped and its pipes are closed or drained. */
@@ -176,8 +177,37 @@ class Run extends EventEmitter {
 
   /** `await using run = spawn(...)`: cancels the run if it still goes, and waits for its end. */
   async [asyncDispose]() {
-    this.cancel();
+    this.#cancelUnlessUnderWay();
     await this.#result.catch(() => {});
+  }
+
+  /** Starts a cancel, but never hurries one under way (as a further `cancel()` would). */
+  #cancelUnlessUnderWay() {
+    if (!this.#sup.cancelling) this.cancel();
+  }
+
+  /**
+   * A pipe closed. If something else reaped the child (libuv then never reports its exit),
+   * the pipes close and the child is gone: the run ends with an unknown exit status. Checked
+   * after the I/O callbacks of this turn, where libuv reports the exits it reaped.
+   */
+  #closed(input) {
+    this.#input(input);
+    if (this.#gone) return;
+    setImmediate(() => {
+      if (this.#gone || this.#child.pid === undefined) return;
+      try {
+        process.kill(this.#child.pid, 0);
+      } catch (error) {
+        if (error.code === 'ESRCH') this.#exit(null, null);
+      }
+    });
+  }
+
+  /** The child exited with `code` or was killed by `sig` (neither: it is gone, how is unknown). */
+  #exit(code, sig) {
+    this.#onExit();
+    this.#input((t) => this.#sup.exited(t, code, sig));
   }
 
   /** Tells the supervisor what happened (`input` gets the time), then does what it says. */
@@ -202,32 +232,28 @@ class Run extends EventEmitter {
     const { pid, stdout, stderr } = this.#child;
     switch (action.kind) {
       case 'signal':
-        if (action.reason === 'timeout') this.#timedOut = true;
         signalGroup(pid, action.signal);
         break;
       case 'kill_group':
         signalGroup(pid, 'SIGKILL');
         break;
       case 'pause_stdout':
+        stdout.pause();
+        break;
       case 'resume_stdout':
-        this.#pauseOrdered = action.kind === 'pause_stdout';
-        this.#flow();
+        stdout.resume();
         break;
       case 'close_pipes':
-        this.#stdoutDone = true;
         stdout.destroy();
         stderr.destroy();
         break;
     }
   }
 
-  /** Pauses stdout while the supervisor says so and a loop is in progress (nobody else takes events). */
-  #flow() {
-    const pause = this.#pauseOrdered && this.#loops > 0;
-    if (pause === this.#paused) return;
-    this.#paused = pause;
-    if (pause) this.#child.stdout.pause();
-    else this.#child.stdout.resume();
+  /** A loop starts (+1) or ends (-1): the consumer is attached while one is in progress. */
+  #loop(change) {
+    this.#loops += change;
+    if (this.#loops === (change > 0 ? 1 : 0)) this.#input((t) => this.#sup.setConsumer(t, this.#loops > 0));
   }
 
   /** Wakes the supervisor at its deadline. */
@@ -279,7 +305,8 @@ class Run extends EventEmitter {
         continue;
       }
       if (this.#error !== null) throw this.#error;
-      if (this.#stdoutDone) return { value: undefined, done: true };
+      // (a child that failed to start ends with its error instead)
+      if (!this.#sup.stdoutOpen && this.#child.pid !== undefined) return { value: undefined, done: true };
       await new Promise((resolve) => this.#waiters.push(resolve));
     }
   }
@@ -290,13 +317,11 @@ class Run extends EventEmitter {
    */
   [Symbol.asyncIterator]() {
     let active = true;
-    this.#loops += 1;
-    this.#flow();
+    this.#loop(+1);
     const leave = () => {
       if (!active) return false;
       active = false;
-      this.#loops -= 1;
-      this.#flow(); // nobody takes events: read on (the supervisor bounds what waits)
+      this.#loop(-1); // nobody takes events: read on (the supervisor bounds what waits)
       return true;
     };
     return {
@@ -311,7 +336,7 @@ class Run extends EventEmitter {
         }
       },
       return: async () => {
-        if (leave() && this.#cancelOnBreak) this.cancel();
+        if (leave() && this.#cancelOnBreak) this.#cancelUnlessUnderWay();
         return { value: undefined, done: true };
       },
       [Symbol.asyncIterator]() {

@@ -12,9 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createRequire } from 'node:module';
-import { sanitize, spawn } from 'hep';
+import { PAUSE_AT_BYTES, sanitize, spawn } from 'hep';
 import {
   CANCELLED,
+  DONE,
   HEADER,
   REPO,
   START,
@@ -103,6 +104,133 @@ describe('cancel keeps reading', () => {
     const kept = (await collect(run)).length;
     assert.equal(kept + result.supervision.noticesDropped, wrote + 4);
     assert.ok(kept < 20_000, `${kept} frames waited`);
+  });
+});
+
+// ---- who takes the frames: the consumer is attached only while a loop is in progress ----
+
+describe('the consumer', () => {
+  /** `[command, args]` of a child that writes `bytes` of deltas at once (`cat` of a file), then `wrote all` on stderr. */
+  function bulk(bytes) {
+    const file = tmpPath('bulk.hep');
+    const delta = (i) => `{"type":"message_delta","turn_id":1,"delta":"${String(i).padStart(8, '0')} ${'x'.repeat(1000)}"}`;
+    const count = Math.ceil(bytes / delta(0).length);
+    const lines = [HEADER, START, '{"type":"message_start","turn_id":1,"role":"assistant"}'];
+    for (let i = 0; i < count; i++) lines.push(delta(i));
+    lines.push(DONE);
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    return { child: sh('cat "$1"; echo wrote all >&2', file), lines: lines.length };
+  }
+
+  test('a run whose user only awaits the result reads on past the pause threshold: it finishes, every frame kept', TEST, async () => {
+    const { child, lines } = bulk(4 * PAUSE_AT_BYTES);
+    const run = spawn(...child);
+    const dog = watchdog(run.pid);
+    const result = await run.result;
+    dog.stop();
+    assert.ok(!dog.fired, 'the run was held up: stdout paused though nobody iterates');
+    assert.deepEqual([result.verdict, result.lines, result.supervision.noticesDropped], ['ok', lines, 0]);
+    assert.equal((await collect(run)).length, lines, 'the frames waited for a later loop');
+  });
+
+  test('a loop left early (no cancelOnBreak) with more than the pause threshold waiting: reading goes on', TEST, async () => {
+    const { child, lines } = bulk(4 * PAUSE_AT_BYTES);
+    const run = spawn(...child);
+    const dog = watchdog(run.pid);
+    let wroteAll = false;
+    run.on('stderr', (line) => {
+      wroteAll ||= line === 'wrote all';
+    });
+    let taken = 0;
+    for await (const frame of run) {
+      taken += 1;
+      if (frame.type !== 'message_delta') continue;
+      await sleep(300); // the loop in progress holds the child up (stdout paused)...
+      break;
+    }
+    assert.equal(wroteAll, false, 'stdout was not paused while the loop was in progress');
+    const result = await run.result; // ...and once it is left, nobody is: the run ends
+    dog.stop();
+    assert.ok(!dog.fired);
+    assert.deepEqual([result.verdict, result.supervision.noticesDropped], ['ok', 0]);
+    assert.equal(taken + (await collect(run)).length, lines);
+  });
+
+  test('the idle clock stops while a slow loop holds stdout paused: no idle cancel', TEST, async () => {
+    const { child, lines } = bulk(4 * PAUSE_AT_BYTES);
+    const run = spawn(...child, { idleTimeoutMs: 500 });
+    const dog = watchdog(run.pid);
+    let wroteAllAt = null;
+    run.on('stderr', (line) => {
+      if (line === 'wrote all') wroteAllAt = performance.now();
+    });
+    let count = 0;
+    let slept = null;
+    for await (const frame of run) {
+      count += 1;
+      if (frame.type === 'message_delta' && slept === null) {
+        await sleep(1500); // three idle timeouts without a frame read: the child is held up, not idle
+        slept = performance.now();
+      }
+    }
+    const result = await run.result;
+    dog.stop();
+    assert.ok(!dog.fired);
+    assert.deepEqual([result.verdict, result.supervision.cancelledBy, run.cancelledBy], ['ok', null, null], result.reasons.join('; '));
+    assert.equal(count, lines);
+    assert.ok(wroteAllAt > slept, 'stdout was never paused: the test proves nothing');
+  });
+});
+
+describe('a cancel under way is not hurried', () => {
+  test('await using (Symbol.asyncDispose) after cancel(): SIGTERM only after the interrupt grace', TEST, async () => {
+    const run = spawn(...emit('deaf'), { interruptGraceMs: 600 }); // ignores SIGINT; SIGTERM ends it
+    await takeUntil(run, (f) => f.type === 'message_delta');
+    run.cancel();
+    assert.equal(run.cancelledBy, 'user');
+    await run[Symbol.asyncDispose]();
+    const result = await run.result;
+    const [int, term] = result.supervision.signals;
+    assert.deepEqual(signalsOf(result), ['SIGINT', 'SIGTERM']);
+    assert.ok(term.atMs - int.atMs >= 600, JSON.stringify(result.supervision.signals));
+  });
+
+  test('cancelOnBreak after cancel() inside the loop: SIGTERM only after the interrupt grace', TEST, async () => {
+    const run = spawn(...emit('deaf'), { interruptGraceMs: 600, cancelOnBreak: true });
+    for await (const frame of run) {
+      if (frame.type !== 'message_delta') continue;
+      run.cancel();
+      break;
+    }
+    const result = await run.result;
+    const [int, term] = result.supervision.signals;
+    assert.deepEqual(signalsOf(result), ['SIGINT', 'SIGTERM']);
+    assert.ok(term.atMs - int.atMs >= 600, JSON.stringify(result.supervision.signals));
+  });
+});
+
+describe('an exit nobody reports', () => {
+  test('something else reaped the child (libuv never reports it): once the pipes close, the run ends without an exit code', TEST, async () => {
+    // The child closes both pipes and lives on; `process.kill(pid, 0)` is made to say it is
+    // gone, as it would be had another waitpid() taken it.
+    const run = spawn(...sh(`printf '%s\\n' '${HEADER}' '${START}'; exec >&- 2>&-; sleep 10`));
+    const dog = watchdog(run.pid);
+    const kill = process.kill;
+    process.kill = (pid, signal) => {
+      if (pid === run.pid && signal === 0) throw Object.assign(new Error('kill ESRCH'), { code: 'ESRCH' });
+      return kill.call(process, pid, signal);
+    };
+    try {
+      const result = await run.result;
+      await run.cancel(); // resolved: the child is gone
+      assert.deepEqual([result.verdict, result.exitCode, result.supervision.signals], ['incomplete', null, []]);
+    } finally {
+      process.kill = kill;
+      dog.stop();
+    }
+    assert.ok(!dog.fired);
+    // The run's end killed its group (a reaped child leaves nothing behind there).
+    assert.ok(await eventually(() => !alive(run.pid)));
   });
 });
 
