@@ -1,9 +1,11 @@
 """What supervisor authors asked for (issue 13), with real children, for `hep.spawn` and
-`hep.aspawn` alike: a cancel keeps reading; `idle_timeout`; live stderr (`on_stderr`); no
-orphans when the supervisor goes away (interpreter exit, an uncaught exception, a deadly
-signal); a `str` argv is one program; `stdin`; a cancelled asyncio task cancels the child; a
-second cancel escalates at once. Every wait is bounded: a test that goes wrong fails, it
-never hangs.
+`hep.aspawn` alike: a cancel keeps reading; `idle_timeout` (its clock stopped while a slow
+consumer holds stdout paused); a run only waited for reads on past the pause threshold (the
+consumer detached), keeping its frames up to the drop threshold; an exit something else
+reaped is judged without an exit code; live stderr (`on_stderr`); no orphans when the
+supervisor goes away (interpreter exit, an uncaught exception, a deadly signal); a `str`
+argv is one program; `stdin`; a cancelled asyncio task cancels the child; a second cancel
+escalates at once. Every wait is bounded: a test that goes wrong fails, it never hangs.
 """
 
 from __future__ import annotations
@@ -209,6 +211,149 @@ def test_a_bad_idle_timeout_is_refused_before_the_start(tmp_path: Path, value: A
     with pytest.raises(error, match="idle_timeout"):
         arun(lambda: hep.aspawn(["touch", str(marker)], idle_timeout=value))
     assert not marker.exists()
+
+
+# ---- waiting only: the consumer is detached; an idle clock stopped while paused ----
+
+# Writes its turn's start, $1 deltas of about 1 KiB as fast as the pipe takes them, then its
+# turn's end; exits 0.
+FLOOD_THEN_DONE = [
+    PY,
+    "-c",
+    f"""
+import sys
+out = sys.stdout.buffer
+out.write(b'{HEADER}\\n{START}\\n{MESSAGE_START}\\n')
+pad = b"x" * 1000
+for i in range(int(sys.argv[1])):
+    out.write(b'{{"type":"message_delta","turn_id":1,"delta":"%08d %s"}}\\n' % (i, pad))
+out.write(b'{DONE}\\n')
+""",
+]
+
+
+def flood(deltas: int) -> List[str]:
+    return FLOOD_THEN_DONE + [str(deltas)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("first", [False, True], ids=["waits-at-once", "waits-once-paused"])
+def test_a_run_only_waited_for_reads_on_past_the_pause_threshold(mode: str, first: bool) -> None:
+    """`wait()` with no iteration under way: the consumer is detached, so stdout is never
+    paused (and a pause already in effect ends); the frames stay for a later loop."""
+    deltas = 3 * hep.PAUSE_AT_BYTES // 1000  # about 3 MiB: past the pause threshold
+
+    def consume(run: Any) -> Any:
+        taken = [next(run)] if first else []
+        if first:  # attached: the run pauses stdout for us and the child blocks
+            assert eventually(lambda: blocked_writing(run.pid)), "the child was never paused for its consumer"
+        result = run.wait(timeout=WATCHDOG)
+        return taken + list(run), result
+
+    async def aconsume(view: AsyncView) -> Any:
+        taken = [await view.next()] if first else []
+        if first:
+            started = time.monotonic()
+            while not blocked_writing(view.pid) and time.monotonic() - started < 5:
+                await view.sleep(0.02)
+            assert blocked_writing(view.pid), "the child was never paused for its consumer"
+        result = await asyncio.wait_for(view.run.wait(), WATCHDOG)
+        return taken + await view.rest(), result
+
+    (frames, waited), result = run_through(mode, flood(deltas), consume if mode == "sync" else aconsume)
+    assert waited is result
+    assert (result.verdict, result.exit_code, result.answer) == ("ok", 0, "hi")
+    assert result.supervision is not None and result.supervision.notices_dropped == 0
+    assert len(frames) == 3 + deltas + 1 and frames[-1].type == "turn_done"
+    assert [f.delta[:8] for f in frames[3:-1]] == [f"{i:08d}" for i in range(deltas)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_frames_past_the_drop_threshold_are_counted_not_kept(mode: str) -> None:
+    """Waited for without iterating, a run keeps at most `drop_at_bytes()` of frames (16 ×
+    PAUSE_AT_BYTES); the rest are counted, and the verdict still weighs them."""
+    deltas = 20 * hep.PAUSE_AT_BYTES // 1000  # about 20 MiB, past 16 MiB
+
+    def consume(run: Any) -> Any:
+        return run.wait(timeout=WATCHDOG), list(run)
+
+    async def aconsume(view: AsyncView) -> Any:
+        return await asyncio.wait_for(view.run.wait(), WATCHDOG), await view.rest()
+
+    (_, kept), result = run_through(mode, flood(deltas), consume if mode == "sync" else aconsume)
+    assert (result.verdict, result.exit_code, result.answer) == ("ok", 0, "hi")
+    supervision = result.supervision
+    assert supervision is not None and supervision.notices_dropped > 0
+    assert len(kept) + supervision.notices_dropped == 3 + deltas + 1
+    assert 16 * hep.PAUSE_AT_BYTES <= sum(len(f.raw) + 64 for f in kept) <= 17 * hep.PAUSE_AT_BYTES
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_idle_timeout_does_not_fire_while_a_slow_consumer_holds_stdout_paused(mode: str) -> None:
+    """The child is held up by its consumer, not idle: the idle clock stops while stdout is
+    paused, and runs on from where it stopped once the consumer catches up."""
+    deltas = 3 * hep.PAUSE_AT_BYTES // 1000
+
+    def consume(run: Any) -> Any:
+        first = next(run)
+        assert eventually(lambda: blocked_writing(run.pid)), "the child was never paused for its consumer"
+        time.sleep(1.5)  # three idle timeouts without taking a frame
+        return [first] + list(run), run.cancelled_by
+
+    async def aconsume(view: AsyncView) -> Any:
+        first = await view.next()
+        started = time.monotonic()
+        while not blocked_writing(view.pid) and time.monotonic() - started < 5:
+            await view.sleep(0.02)
+        assert blocked_writing(view.pid), "the child was never paused for its consumer"
+        await view.sleep(1.5)
+        return [first] + await view.rest(), view.run.cancelled_by
+
+    (frames, cancelled_by), result = run_through(
+        mode, flood(deltas), consume if mode == "sync" else aconsume, idle_timeout=0.5
+    )
+    assert cancelled_by is None
+    assert (result.verdict, result.exit_code) == ("ok", 0), result.reasons
+    assert result.supervision is not None and result.supervision.signals == ()
+    assert len(frames) == 3 + deltas + 1
+
+
+# ---- an exit something else reaped ----
+
+# Ends its turn, then exits 3: a known exit code would weigh in the verdict.
+DONE_THEN_EXIT_3 = [PY, "-c", f"import sys\nprint('{HEADER}\\n{START}\\n{DONE}', flush=True)\nsys.exit(3)"]
+
+
+@pytest.mark.parametrize("mode", MODES + ["sync-without-pidfd"])
+def test_an_exit_reaped_by_something_else_is_judged_without_an_exit_code(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With SIGCHLD ignored the kernel reaps the child itself, so its exit status is lost
+    (`Popen.wait()` would say 0): the supervisor is told the exit is unknown."""
+    import os
+
+    if mode == "sync-without-pidfd" and hasattr(os, "pidfd_open"):
+        monkeypatch.delattr(os, "pidfd_open")
+    mode = mode.removesuffix("-without-pidfd")
+
+    def nothing(run: Any) -> Any:
+        return None
+
+    async def anothing(view: AsyncView) -> Any:
+        return None
+
+    def supervise() -> hep.RunResult:
+        return run_through(mode, DONE_THEN_EXIT_3, nothing if mode == "sync" else anothing)[1]
+
+    known = supervise()
+    assert (known.verdict, known.exit_code) == ("incomplete", 3), known.reasons  # "crashed or killed"
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        unknown = supervise()
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+    assert (unknown.verdict, unknown.exit_code) == ("ok", None), unknown.reasons
+    assert unknown.reasons == ("turn 1 finished with turn_done",)
 
 
 # ---- live stderr ----

@@ -4,10 +4,12 @@
 A driver only does the I/O. It starts the child in a process group of its own with pipes,
 reads its stdout and stderr as they come and hands the bytes and the time to the
 supervisor, sends the signals it is told to the group, stops and resumes reading stdout
-when told, reaps the child, and wakes the supervisor at its deadline. Everything else (the
-cancel ladder, the timeouts, the drain after the exit, the stderr tail, backpressure, the
-verdict) is the core's. A `Run` reads on a thread of its own, an `AsyncRun` in the event
-loop. The child's exit is seen through its pidfd (Linux), else by a thread waiting for it.
+when told, reaps the child, and wakes the supervisor at its deadline. It also tells the
+supervisor whether someone takes the frames as they come: not while the user only waits
+for the result (`wait()` with no `next` under way). Everything else (the cancel ladder, the
+timeouts, the drain after the exit, the stderr tail, backpressure, the verdict) is the
+core's. A `Run` reads on a thread of its own, an `AsyncRun` in the event loop. The child's
+exit is seen through its pidfd (Linux), else by a thread waiting for it.
 
 No orphans: a child still running is cancelled when its `with` block exits, at
 interpreter exit (atexit), and on SIGTERM or SIGHUP where those still have their default
@@ -24,8 +26,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections import deque
-from typing import IO, Any, AsyncIterator, Callable, Deque, Iterator, List, Optional, Sequence, Set, Union
+from typing import IO, Any, AsyncIterator, Callable, Iterator, List, Optional, Sequence, Set, Union
 
 from . import _hep
 from ._hep import HepError, Limits, Supervisor
@@ -77,24 +78,6 @@ def _signal_group(pgid: int, sig: int) -> None:
         pass
 
 
-def _exit_fd(proc: "subprocess.Popen[bytes]") -> int:
-    """A descriptor that becomes readable when `proc` exits: its pidfd (Linux 5.3+), else the
-    read end of a pipe that a thread waiting for the exit closes."""
-    if hasattr(os, "pidfd_open"):
-        try:
-            return os.pidfd_open(proc.pid)
-        except OSError:
-            pass
-    read, write = os.pipe()
-
-    def wait() -> None:
-        proc.wait()
-        os.close(write)
-
-    threading.Thread(target=wait, name=f"hep-exit-{proc.pid}", daemon=True).start()
-    return read
-
-
 class _Driver:
     """What `Run` and `AsyncRun` share: the child, its pipes, and the supervisor they feed.
     The methods below run with `_lock` held (a `Run`'s reader thread and its caller share
@@ -135,10 +118,11 @@ class _Driver:
         for fd in self._pipes:
             os.set_blocking(fd, False)
         self._reading = set(self._pipes)  # the pipes not at their end nor closed by order
-        self._exit_fd = _exit_fd(self._proc)
-        self._exited = self._paused = False
-        self._cancelled_by: Optional[CancelReason] = None
-        self._held: Deque[Any] = deque()  # frames (and a halt) taken by `wait()`
+        self._reaped: List[Optional[int]] = []  # the child's returncode (None: unknown), once reaped
+        self._exit_fd = self._watch_exit()
+        self._exited = False  # the supervisor knows of the exit
+        self._nexts = self._waits = 0  # `next` and `wait()` calls under way
+        self._attached = True  # what the supervisor was told of the consumer
         self._on_stderr = on_stderr
         self._error: Optional[Exception] = None  # raised by the next call: on_stderr's failure
         self._lock = threading.RLock()
@@ -162,14 +146,16 @@ class _Driver:
     @property
     def timed_out(self) -> bool:
         """Whether the `timeout` ran out while the child was running, and cancelled it."""
-        return self._cancelled_by == "timeout"
+        with self._lock:
+            return self._sup.timed_out()
 
     @property
     def cancelled_by(self) -> Optional[CancelReason]:
         """Who started the cancel of this run, if one was started: `"user"` (`cancel()`, a
         `with` block left early, a cancelled task, the interpreter's exit), `"timeout"` or
         `"idle"`."""
-        return self._cancelled_by
+        with self._lock:
+            return self._sup.cancelled_by()
 
     @property
     def violations(self) -> List[Violation]:
@@ -196,13 +182,46 @@ class _Driver:
 
     # ---- the I/O, shared by both drivers ----
 
+    def _watch_exit(self) -> int:
+        """A descriptor that becomes readable when the child exits: its pidfd (Linux 5.3+),
+        else the read end of a pipe that a thread reaping the child closes."""
+        if hasattr(os, "pidfd_open"):
+            try:
+                return os.pidfd_open(self.pid)
+            except OSError:
+                pass
+        read, write = os.pipe()
+
+        def wait() -> None:
+            self._reap()
+            os.close(write)
+
+        threading.Thread(target=wait, name=f"hep-exit-{self.pid}", daemon=True).start()
+        return read
+
+    def _reap(self) -> Optional[int]:
+        """Reaps the child (waiting for its exit): its returncode as `Popen` gives it, or
+        `None` when something else reaped it (a SIGCHLD handler of the program's, SIGCHLD
+        ignored): how it ended is then unknown, where `Popen.wait()` would say 0."""
+        if not self._reaped:
+            if self._proc.returncode is None:
+                try:
+                    _, status = os.waitpid(self.pid, 0)
+                    self._proc.returncode = os.waitstatus_to_exitcode(status)
+                except ChildProcessError:
+                    self._proc.returncode = 0  # as Popen has it; the supervisor is told None
+                    self._reaped.append(None)
+                    return None
+            self._reaped.append(self._proc.returncode)
+        return self._reaped[0]
+
     def _ready(self, fd: int) -> None:
         """Hands the supervisor what `fd` has: the exit, a chunk of a pipe, or its end."""
         now = self._clock()
         if fd == self._exit_fd:
             if not self._exited:
                 self._exited = True
-                self._sup.exited(now, self._proc.wait())  # at once: the child has exited
+                self._sup.exited(now, self._reap())  # at once: the child has exited
             return
         if fd not in self._reading:
             return
@@ -218,25 +237,39 @@ class _Driver:
             self._reading.discard(fd)
             (self._sup.stdout_closed if fd == self._out else self._sup.stderr_closed)(now)
 
-    def _act(self) -> None:
-        """Carries out what the supervisor asks: signals to the child's group, pausing and
-        resuming stdout, closing the pipes."""
-        while True:
-            action = self._sup.poll_action()
-            if action is None:
-                return
+    def _act(self) -> bool:
+        """Carries out what the supervisor asks: signals to the child's group, closing the
+        pipes (stdout is watched while `is_paused()` says so). True if what to wait on
+        changed."""
+        changed = False
+        while (action := self._sup.poll_action()) is not None:
             if action.signal is not None:
-                self._cancelled_by = self._cancelled_by or action.reason
                 _signal_group(self.pid, action.signal)
-            elif action.kind == "close_pipes":
-                self._reading.clear()
-            else:
-                self._paused = action.kind == "pause_stdout"
+            else:  # "pause_stdout", "resume_stdout", "close_pipes"
+                changed = True
+                if action.kind == "close_pipes":
+                    self._reading.clear()
+        return changed
 
     def _wanted(self) -> Set[int]:
         """What to wait on: the pipes being read (stdout not while paused), the exit."""
-        fds = {fd for fd in self._reading if fd != self._out or not self._paused}
+        fds = {fd for fd in self._reading if fd != self._out or not self._sup.is_paused()}
         return fds if self._exited else fds | {self._exit_fd}
+
+    def _rewatch(self) -> None:
+        """Makes the I/O look again at what to wait for and when (after a call of the user
+        changed the supervisor)."""
+
+    def _attach(self) -> None:
+        """Tells the supervisor whether someone takes the frames as they come: not while
+        the user only waits for the result (a `wait()` under way, no `next` under way),
+        when stdout is read on without pausing, the frames left waiting for a later loop."""
+        attached = self._nexts > 0 or self._waits == 0
+        if attached != self._attached:
+            self._attached = attached
+            self._sup.set_consumer(self._clock(), attached)
+            self._act()
+            self._rewatch()
 
     def _release(self) -> None:
         """Closes what the run is done with (once it is no longer waited on)."""
@@ -251,21 +284,19 @@ class _Driver:
     def _take(self) -> Any:
         """The next event for the iteration (a frame, or the halting `HepError`), or `None`."""
         while True:
-            event = self._held.popleft() if self._held else self._sup.poll_event()
-            self._act()  # taking an event may resume stdout
+            event = self._sup.poll_event()
             if not isinstance(event, _REPORTS):
+                if self._act():  # taking events may resume stdout
+                    self._rewatch()
                 return event
 
-    def _hold(self) -> None:
-        """Takes every waiting event, keeping the frames (and a halt) for a later iteration:
-        waiting never leaves the child paused on an unread stream."""
-        while True:
-            event = self._sup.poll_event()
-            if event is None:
-                break
-            if not isinstance(event, _REPORTS):
-                self._held.append(event)
-        self._act()
+    def _start_cancel(self, grace: Optional[float] = None, again: bool = True) -> None:
+        """Asks the supervisor for a cancel (`again`: a cancel under way takes its next step;
+        else it is left alone) and carries out its first step."""
+        if again or not self._sup.is_cancelling():
+            self._sup.cancel(self._clock(), "user", grace)
+            self._act()
+            self._rewatch()
 
     def _stderr_lines(self) -> List[str]:
         lines: List[str] = []
@@ -302,15 +333,19 @@ class _Driver:
                 selector.register(wake, selectors.EVENT_READ)
             while True:
                 with self._lock:
+                    lines = self._stderr_lines()
                     wanted = self._wanted()
                     for fd in set(selector.get_map()) - wanted - {wake}:
                         selector.unregister(fd)
                     self._release()
-                    if done():
-                        return
-                    for fd in wanted - set(selector.get_map()):
+                    finished = done()
+                    for fd in set() if finished else wanted - set(selector.get_map()):
                         selector.register(fd, selectors.EVENT_READ)
                     deadline = self._sup.deadline()
+                self._deliver(lines)  # every line handed over before the end
+                if finished:
+                    return
+                # A deadline in the past means: tick now (with the clock, below).
                 timeout = None if deadline is None else max(0.0, deadline - self._clock())
                 ready = [key.fd for key, _ in selector.select(timeout)]
                 with self._lock:
@@ -321,9 +356,7 @@ class _Driver:
                             self._ready(fd)
                     self._sup.tick(self._clock())
                     self._act()
-                    lines = self._stderr_lines()
                     self._changed()
-                self._deliver(lines)
 
 
 class StreamReports:
@@ -408,11 +441,8 @@ class Run(_Driver):
     def _changed(self) -> None:
         self._cond.notify_all()
 
-    def _poke(self, paused: Optional[bool] = None) -> None:
-        """Makes the reader thread look again at what it waits for (given `paused`, the
-        state before taking events: only if they resumed stdout)."""
-        if paused is False or (paused and self._paused):
-            return
+    def _rewatch(self) -> None:
+        """Makes the reader thread look again at what it waits for."""
         if self._wake_write >= 0 and threading.current_thread() is not self._thread:
             try:
                 os.write(self._wake_write, b"!")
@@ -440,19 +470,23 @@ class Run(_Driver):
     def __next__(self) -> Frame:
         self._off_reader()
         with self._lock:
-            while True:
-                self._check()
-                paused = self._paused
-                event = self._take()
-                self._poke(paused)
-                if isinstance(event, HepError):
-                    raise event
-                if event is not None:
-                    frame: Frame = event
-                    return frame
-                if self._out not in self._reading or not self._thread.is_alive():
-                    raise StopIteration
-                self._cond.wait()
+            self._nexts += 1
+            try:
+                self._attach()
+                while True:
+                    self._check()
+                    event = self._take()
+                    if isinstance(event, HepError):
+                        raise event
+                    if event is not None:
+                        frame: Frame = event
+                        return frame
+                    if not self._sup.is_stdout_open() or not self._thread.is_alive():
+                        raise StopIteration
+                    self._cond.wait()
+            finally:
+                self._nexts -= 1
+                self._attach()
 
     def cancel(self, grace: Optional[float] = None) -> None:
         """SIGINT to the child's group; SIGTERM after `grace` seconds (default: the run's
@@ -462,28 +496,28 @@ class Run(_Driver):
         available to iteration."""
         seconds = None if grace is None else _check_seconds(grace, "grace")
         with self._lock:
-            self._sup.cancel(self._clock(), "user", seconds)
-            self._act()
-            self._poke()
+            self._start_cancel(seconds)
             if threading.current_thread() is not self._thread:
                 self._wait_for(lambda: self._exited)
 
     def wait(self, timeout: Optional[float] = None) -> RunResult:
-        """Reads the rest of the stream (keeping the frames not iterated yet), waits for the
-        child, and returns the result. Raises `subprocess.TimeoutExpired` if that takes
-        longer than `timeout` seconds (the run goes on; call `wait` again, or `cancel`)."""
+        """Reads the rest of the stream, waits for the child, and returns the result. While
+        it waits (and no `next` is under way), stdout is read on without pausing: the frames
+        not iterated yet stay for a later loop. Raises `subprocess.TimeoutExpired` if that
+        takes longer than `timeout` seconds (the run goes on; call `wait` again, or
+        `cancel`)."""
+        self._off_reader()
         end = None if timeout is None else time.monotonic() + timeout
         with self._lock:
-
-            def finished() -> bool:
-                paused = self._paused
-                self._hold()
-                self._poke(paused)
-                return self._sup.is_finished()
-
-            if not self._wait_for(finished, end):
-                raise subprocess.TimeoutExpired(self._proc.args, timeout or 0)
-            result = self._sup.result()
+            self._waits += 1
+            try:
+                self._attach()
+                if not self._wait_for(self._sup.is_finished, end):
+                    raise subprocess.TimeoutExpired(self._proc.args, timeout or 0)
+                result = self._sup.result()
+            finally:
+                self._waits -= 1
+                self._attach()
         self._thread.join()  # every stderr line handed over
         self._check()
         assert result is not None
@@ -493,10 +527,7 @@ class Run(_Driver):
         """At interpreter exit or on a deadly signal: starts a cancel unless one is under
         way, and waits for the exit."""
         with self._lock:
-            if self._cancelled_by is None:
-                self._sup.cancel(self._clock(), "user")
-                self._act()
-                self._poke()
+            self._start_cancel(again=False)
             while not self._exited and self._thread.is_alive():
                 self._cond.wait()
 
@@ -504,8 +535,8 @@ class Run(_Driver):
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._cancelled_by is None and not self._exited:
-            self.cancel()
+        with self._lock:
+            self._start_cancel(again=False)  # a cancel under way is left to its ladder
         self.wait()
 
 
@@ -555,6 +586,7 @@ class AsyncRun(_Driver):
         self._loop = loop
         self._readers: Set[int] = set()
         self._timer: Optional[asyncio.TimerHandle] = None
+        self._abandoned = False  # the loop no longer runs the I/O
         self._event = asyncio.Event()
         super().__init__(argv, loop.time, **options)
         self.stdin: Optional[asyncio.StreamWriter] = None
@@ -564,7 +596,7 @@ class AsyncRun(_Driver):
 
     def _refresh(self) -> None:
         """Matches the loop's readers and timer to what the run waits for."""
-        if self._loop.is_closed():
+        if self._loop.is_closed() or self._abandoned:
             return
         wanted = self._wanted()
         for fd in self._readers - wanted:
@@ -581,11 +613,14 @@ class AsyncRun(_Driver):
             self._timer = self._loop.call_at(deadline, self._on_time, deadline)
         self._event.set()
 
+    def _rewatch(self) -> None:
+        self._refresh()
+        self._deliver(self._stderr_lines())
+
     def _after(self, now: float) -> None:
         self._sup.tick(now)
         self._act()
-        self._refresh()
-        self._deliver(self._stderr_lines())
+        self._rewatch()
 
     def _on_ready(self, fd: int) -> None:
         self._ready(fd)
@@ -593,44 +628,41 @@ class AsyncRun(_Driver):
 
     def _on_time(self, due: float) -> None:
         self._timer = None
-        self._after(max(self._clock(), due))
+        self._after(max(self._clock(), due))  # a deadline in the past: now
 
     def _changed(self) -> None:
         if not self._loop.is_closed():
             self._event.set()
-
-    def _start_cancel(self, grace: Optional[float]) -> None:
-        self._sup.cancel(self._clock(), "user", grace)
-        self._act()
-        self._refresh()
 
     async def _until_changed(self) -> None:
         self._event.clear()
         try:
             await self._event.wait()
         except asyncio.CancelledError:  # the task awaiting the run is cancelled: so is the child
-            if self._cancelled_by is None:
-                self._start_cancel(None)
+            self._start_cancel(again=False)
             raise
 
     def __aiter__(self) -> AsyncIterator[Frame]:
         return self
 
     async def __anext__(self) -> Frame:
-        while True:
-            self._check()
-            paused = self._paused
-            event = self._take()
-            if paused != self._paused:
-                self._refresh()
-            if isinstance(event, HepError):
-                raise event
-            if event is not None:
-                frame: Frame = event
-                return frame
-            if self._out not in self._reading:
-                raise StopAsyncIteration
-            await self._until_changed()
+        self._nexts += 1
+        try:
+            self._attach()
+            while True:
+                self._check()
+                event = self._take()
+                if isinstance(event, HepError):
+                    raise event
+                if event is not None:
+                    frame: Frame = event
+                    return frame
+                if not self._sup.is_stdout_open():
+                    raise StopAsyncIteration
+                await self._until_changed()
+        finally:
+            self._nexts -= 1
+            self._attach()
 
     async def cancel(self, grace: Optional[float] = None) -> None:
         """SIGINT, then SIGTERM after `grace` seconds (default: the run's `interrupt_grace`)
@@ -643,16 +675,21 @@ class AsyncRun(_Driver):
             await self._until_changed()
 
     async def wait(self) -> RunResult:
-        """Reads the rest of the stream (keeping the frames not iterated yet), waits for the
-        child, and returns the result."""
-        while True:
-            self._check()
-            self._hold()
-            self._refresh()
-            result = self._sup.result()
-            if result is not None:
-                return result
-            await self._until_changed()
+        """Reads the rest of the stream, waits for the child, and returns the result. While
+        it waits (and no `anext` is under way), stdout is read on without pausing: the
+        frames not iterated yet stay for a later loop."""
+        self._waits += 1
+        try:
+            self._attach()
+            while True:
+                self._check()
+                result = self._sup.result()
+                if result is not None:
+                    return result
+                await self._until_changed()
+        finally:
+            self._waits -= 1
+            self._attach()
 
     def _abandon(self) -> None:
         """At interpreter exit or on a deadly signal, when the loop may be gone: starts a
@@ -662,18 +699,15 @@ class AsyncRun(_Driver):
                 self._loop.remove_reader(fd)
             if self._timer is not None:
                 self._timer.cancel()
-        self._readers, self._timer = set(), None
-        if self._cancelled_by is None:
-            self._sup.cancel(self._clock(), "user")
-            self._act()
+        self._readers, self._timer, self._abandoned = set(), None, True
+        self._start_cancel(again=False)
         self._pump(lambda: self._exited)
 
     async def __aenter__(self) -> "AsyncRun":
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._cancelled_by is None and not self._exited:
-            self._start_cancel(None)
+        self._start_cancel(again=False)  # a cancel under way is left to its ladder
         await self.wait()
 
 
