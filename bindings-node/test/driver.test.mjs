@@ -158,7 +158,7 @@ describe('the consumer', () => {
 
   test('the idle clock stops while a slow loop holds stdout paused: no idle cancel', TEST, async () => {
     const { child, lines } = bulk(4 * PAUSE_AT_BYTES);
-    const run = spawn(...child, { idleTimeoutMs: 500 });
+    const run = spawn(...child, { idleTimeoutMs: 800 });
     const dog = watchdog(run.pid);
     let wroteAllAt = null;
     run.on('stderr', (line) => {
@@ -169,7 +169,7 @@ describe('the consumer', () => {
     for await (const frame of run) {
       count += 1;
       if (frame.type === 'message_delta' && slept === null) {
-        await sleep(1500); // three idle timeouts without a frame read: the child is held up, not idle
+        await sleep(2000); // longer than the idle timeout without a frame read: the child is held up, not idle
         slept = performance.now();
       }
     }
