@@ -119,7 +119,7 @@ enum CodableFrame: Decodable {
             a.turnId == b.turnId && a.id == b.id && a.name == b.name && a.argsSummary == b.argsSummary
         case (.toolDelta(let a), .toolDelta(let b)): a.turnId == b.turnId && a.id == b.id && a.update == b.update
         case (.toolLiveness(let a), .toolLiveness(let b)):
-            a.turnId == b.turnId && a.id == b.id && a.name == b.name && a.action == b.action
+            a.turnId == b.turnId && a.id == b.id && a.name == b.name && a.action == b.action.name
                 && a.elapsedMs == b.elapsedMs && a.outputBytes == b.outputBytes && a.detail == b.detail
         case (.turnDone(let a), .turnDone(let b)):
             a.turnId == b.turnId && a.message == b.message && a.stopReason == b.stopReason
