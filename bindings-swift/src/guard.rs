@@ -23,6 +23,8 @@
 //! - `CoreWriter.init`, `turnId`, `turnStart`: `current_turn_id` saturates; opening a turn
 //!   adds 1 to a `u64` id, which 2^64 turns would take to overflow.
 //! - `supervise_defaults`: constants, widened as above.
+//! - `supervise_drop_at_bytes`: the core's `drop_at_bytes` saturates (`saturating_mul`);
+//!   the conversions widen as above.
 //! - `CoreSupervisor` (every method): hep-core's `Supervisor`, whose arithmetic saturates
 //!   (times with `saturating_add`, counts in `u64`); the conversions around it widen with
 //!   `try_from(..).unwrap_or(MAX)`; `poll_events` counts bytes with `saturating_add`.

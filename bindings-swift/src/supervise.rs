@@ -120,6 +120,13 @@ pub fn supervise_defaults() -> CoreSuperviseOptions {
     }
 }
 
+/// Bytes of waiting events (or stderr lines) past which `options` count further ones
+/// instead of keeping them: 16 × `pause_at_bytes`, at least `MIN_DROP_AT_BYTES`.
+#[uniffi::export]
+pub fn supervise_drop_at_bytes(options: CoreSuperviseOptions) -> u64 {
+    u64::try_from(SuperviseOptions::from(options).drop_at_bytes()).unwrap_or(u64::MAX)
+}
+
 impl From<CoreSuperviseOptions> for SuperviseOptions {
     fn from(o: CoreSuperviseOptions) -> Self {
         Self {
@@ -304,9 +311,36 @@ impl CoreSupervisor {
         std::iter::from_fn(|| sup.poll_stderr()).take(size(max)).collect()
     }
 
+    /// Whether someone takes the events as they come (the default): detached, stdout is
+    /// never paused (detaching resumes it) and events wait up to the drop threshold.
+    pub fn set_consumer(&self, now_ns: u64, attached: bool) {
+        self.inner().set_consumer(Duration::from_nanos(now_ns), attached);
+    }
+
     /// Whether stdout is paused for the consumer.
     pub fn is_paused(&self) -> bool {
         self.inner().is_paused()
+    }
+
+    /// Who cancelled the run, once a cancel has started.
+    pub fn cancelled_by(&self) -> Option<CancelReason> {
+        self.inner().cancelled_by()
+    }
+
+    /// Whether a cancel has started and the child has not exited yet.
+    pub fn is_cancelling(&self) -> bool {
+        self.inner().is_cancelling()
+    }
+
+    /// Whether the timeout ran out and cancelled the run.
+    pub fn timed_out(&self) -> bool {
+        self.inner().timed_out()
+    }
+
+    /// Whether stdout is still open: once it is not (its end reached, or the drain closed
+    /// it), no event comes after the ones waiting.
+    pub fn is_stdout_open(&self) -> bool {
+        self.inner().is_stdout_open()
     }
 
     /// Whether the result is known.
@@ -343,6 +377,32 @@ mod tests {
         assert_eq!(rest.notices[0].after_frames, 0);
         assert!(matches!(rest.notices[0].notice, CoreNotice::Skipped(_)));
         assert!(sup.poll_events(100, u64::MAX).notices.is_empty());
+    }
+
+    #[test]
+    fn the_drop_threshold_is_the_cores_rule() {
+        let defaults = supervise_defaults();
+        assert_eq!(supervise_drop_at_bytes(defaults), 16 << 20);
+        let small = CoreSuperviseOptions { pause_at_bytes: 10, ..defaults };
+        assert_eq!(supervise_drop_at_bytes(small), supervise::MIN_DROP_AT_BYTES as u64);
+    }
+
+    #[test]
+    fn a_detached_consumer_is_never_paused_for_and_the_getters_follow_the_run() {
+        let options = CoreSuperviseOptions { pause_at_bytes: 10, ..supervise_defaults() };
+        let sup = CoreSupervisor::new(options, 0);
+        sup.set_consumer(0, false);
+        sup.stdout(1, b"{\"type\":\"hep_header\",\"hep\":\"v1\",\"fah\":\"1\",\"session\":\"s\"}\n");
+        assert_eq!(sup.poll_action(), None);
+        sup.set_consumer(2, true);
+        sup.stdout(3, b"{\"type\":\"agent_start\",\"turn_id\":1}\n");
+        assert_eq!(sup.poll_action(), Some(CoreAction::PauseStdout));
+        assert!(sup.is_stdout_open() && !sup.is_cancelling() && sup.cancelled_by().is_none());
+        sup.cancel(4, CancelReason::Idle, None);
+        assert!(sup.is_cancelling() && sup.cancelled_by() == Some(CancelReason::Idle) && !sup.timed_out());
+        sup.stdout_closed(5);
+        sup.exited(5, ExitStatus::Unknown);
+        assert!(!sup.is_stdout_open() && !sup.is_cancelling());
     }
 
     #[test]

@@ -16,6 +16,9 @@ pub struct SupervisionPolicy {
     pub terminate_grace_ms: u64,
     /// Bytes of the child's stderr kept (the most recent ones).
     pub stderr_tail_bytes: u64,
+    /// The least number of waiting bytes past which events and stderr lines are counted
+    /// instead of kept (1 MiB).
+    pub min_drop_at_bytes: u64,
     /// Exit code of a run whose last terminal frame is `turn_done`.
     pub exit_ok: i32,
     /// Exit code of a run whose last terminal frame is `turn_error`.
@@ -32,6 +35,7 @@ pub fn supervision_policy() -> SupervisionPolicy {
         interrupt_grace_ms: millis(supervise::INTERRUPT_GRACE),
         terminate_grace_ms: millis(supervise::TERMINATE_GRACE),
         stderr_tail_bytes: supervise::STDERR_TAIL_BYTES as u64,
+        min_drop_at_bytes: supervise::MIN_DROP_AT_BYTES as u64,
         exit_ok: supervise::EXIT_OK,
         exit_failed: supervise::EXIT_FAILED,
         exit_cancelled: supervise::EXIT_CANCELLED,

@@ -14,13 +14,16 @@ import Darwin
 /// It is told what happened and when, and answers with what to do and when to wake it:
 ///
 /// - In: the bytes the child writes (`stdout(at:_:)`, `stderr(at:_:)`), its pipes closing
-///   (`stdoutClosed(at:)`, `stderrClosed(at:)`), its exit (`exited(at:_:)`), cancel requests
-///   (`cancel(at:reason:interruptGrace:)`), and the time (`tick(at:)` at `deadline`).
+///   (`stdoutClosed(at:)`, `stderrClosed(at:)`), its exit (`exited(at:_:)`, `.unknown` when
+///   something else reaped it), cancel requests (`cancel(at:reason:interruptGrace:)`),
+///   whether someone takes the events as they come (`setConsumer(at:attached:)`), and the
+///   time (`tick(at:)` at `deadline`).
 /// - Out: `pollAction()` (signal the child's process group, kill the group once the child
 ///   has exited, pause or resume reading stdout, close the pipes), `pollEvent()` (the frames,
 ///   violations, skipped lines and halt of the stdout stream, for the user), `pollStderr()`
 ///   (stderr lines, a queue of their own, never behind events), `deadline`, and at the end
-///   `result`, with `RunResult.supervision`.
+///   `result`, with `RunResult.supervision`; and, as the run goes, `isPaused`,
+///   `isCancelling`, `cancelledBy`, `timedOut`, `isStdoutOpen`.
 ///
 /// Times are `Duration`s since any fixed origin: a driver passes its monotonic clock (e.g.
 /// `ContinuousClock.now - start`); a time earlier than one already seen counts as that one.
@@ -63,8 +66,8 @@ public final class Supervisor: Sendable {
         public var stderrTailBytes: Int
         /// The longest stderr line handed over; a longer one is cut there (16 KiB).
         public var maxStderrLine: Int
-        /// Bytes of waiting events above which stdout is paused (1 MiB); it is resumed at
-        /// half of it.
+        /// Bytes of waiting events above which stdout is paused (1 MiB) while a consumer is
+        /// attached (`setConsumer(at:attached:)`); it is resumed at half of it.
         public var pauseAtBytes: Int
 
         /// The core's policy, with the given changes. A negative duration counts as zero.
@@ -85,6 +88,13 @@ public final class Supervisor: Sendable {
             self.stderrTailBytes = stderrTailBytes
             self.maxStderrLine = maxStderrLine
             self.pauseAtBytes = pauseAtBytes
+        }
+
+        /// Bytes of waiting events (or, in their own queue, stderr lines) past which further
+        /// ones are counted in `RunResult.supervision.noticesDropped` instead of kept: 16 ×
+        /// `pauseAtBytes`, and at least `Supervisor.minDropAtBytes` (16 MiB by default).
+        public var dropAtBytes: Int {
+            Int(clamping: superviseDropAtBytes(options: coreOptions))
         }
 
         var coreOptions: CoreSuperviseOptions {
@@ -154,6 +164,11 @@ public final class Supervisor: Sendable {
         case halted(HepError)
     }
 
+    /// The least number of waiting bytes past which events and stderr lines are counted
+    /// instead of kept, whatever `pauseAtBytes` (the core's `MIN_DROP_AT_BYTES`, 1 MiB; see
+    /// `Options.dropAtBytes`).
+    public static let minDropAtBytes: Int = Int(clamping: policy.minDropAtBytes)
+
     /// The options the run is supervised with.
     public let options: Options
     private let core: CoreSupervisor
@@ -185,6 +200,8 @@ public final class Supervisor: Sendable {
     }
 
     /// The child exited (the driver saw it; reap it after the `.killGroup` this orders).
+    /// `.unknown` when how it ended cannot be learnt (something else reaped it): the run is
+    /// then judged without an exit code.
     public func exited(at now: Duration, _ status: ExitStatus) {
         core.exited(nowNs: now.nanos, status: status)
     }
@@ -198,12 +215,25 @@ public final class Supervisor: Sendable {
         core.cancel(nowNs: now.nanos, reason: reason, interruptGraceNs: interruptGrace?.nanos)
     }
 
-    /// Handles every deadline up to `now` (call it when `deadline` is reached).
+    /// Says whether someone takes the events as they come (`true`, the default). Detach the
+    /// consumer while nobody does (your user only awaits `result`): stdout is then never
+    /// paused for events nobody will take (detaching resumes it), and they wait, up to
+    /// `Options.dropAtBytes`, for a later taker. Attaching again lets backpressure apply from
+    /// the next read.
+    public func setConsumer(at now: Duration, attached: Bool) {
+        core.setConsumer(nowNs: now.nanos, attached: attached)
+    }
+
+    /// Handles every deadline up to `now` (call it when `deadline` is reached, with the
+    /// current time).
     public func tick(at now: Duration) {
         core.tick(nowNs: now.nanos)
     }
 
-    /// When to call `tick(at:)` next, if anything waits for a time.
+    /// When to call `tick(at:)` next, if anything waits for a time. A deadline at or before
+    /// the latest time told means: tick now, with the current time (it is the case after
+    /// taking events resumed stdout: the idle clock, stopped while stdout was paused, runs
+    /// again from the next time told).
     public var deadline: Duration? {
         core.deadlineNs().map { .nanoseconds($0) }
     }
@@ -268,9 +298,32 @@ public final class Supervisor: Sendable {
         max > 0 ? core.pollStderr(max: UInt64(max)) : []
     }
 
-    /// Whether stdout is paused for the consumer.
+    /// Whether stdout is paused for the consumer (the idle clock stops meanwhile: the child
+    /// is held up, not idle).
     public var isPaused: Bool {
         core.isPaused()
+    }
+
+    /// Who cancelled the run, once a cancel has started.
+    public var cancelledBy: CancelReason? {
+        core.cancelledBy()
+    }
+
+    /// Whether a cancel has started and the child has not exited yet (a further user cancel
+    /// would hurry it).
+    public var isCancelling: Bool {
+        core.isCancelling()
+    }
+
+    /// Whether the timeout ran out and cancelled the run.
+    public var timedOut: Bool {
+        core.timedOut()
+    }
+
+    /// Whether stdout is still open: once it is not (its end reached, or the drain closed
+    /// it), no event comes after the ones waiting.
+    public var isStdoutOpen: Bool {
+        core.isStdoutOpen()
     }
 
     /// Whether the result is known (events may still wait).

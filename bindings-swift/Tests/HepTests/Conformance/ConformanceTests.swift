@@ -340,12 +340,22 @@ func apply(_ w: Writer, _ name: String, _ call: JSON) throws -> String? {
                 }
             }
         }
+        func firstStepIs(_ step: [String: JSON]) -> (inout [String: JSON]) -> Void {
+            { c in
+                if case .array(var steps) = c["steps"] {
+                    steps[0] = .object(step)
+                    c["steps"] = .array(steps)
+                }
+            }
+        }
         let cases: [((inout [String: JSON]) -> Void, String)] = [
             ({ $0["notes"] = .string("x") }, "unknown key `notes` in the case"),
             ({ $0["options"] = .object(["timeout": .int(5)]) }, "unknown key `timeout` in `options`"),
             (onFirstStep("stdin", .string("x")), "unknown key `stdin` in steps[0]"),
             (onFirstStep("cancel", .string("user")), "a step does exactly one thing; this one does 2"),
             (onFirstStep("grace_ms", .int(5)), "`grace_ms` belongs to a `cancel` step"),
+            (firstStepIs(["at": .int(0), "consumer": .string("lazy")]), "`consumer` must be attached or detached, not `lazy`"),
+            (firstStepIs(["at": .int(0), "exit": .string("gone")]), "`exit` must be an object"),
             ({ if case .object(var e) = $0["expect"] { e["exit_status"] = .int(0); $0["expect"] = .object(e) } },
              "unknown key `exit_status` in `expect`"),
             ({ if case .object(var e) = $0["expect"], case .object(var r) = e["result"] {

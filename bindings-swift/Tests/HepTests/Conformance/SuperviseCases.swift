@@ -12,7 +12,9 @@ private let superviseOptionKeys: Set = [
     "timeout_ms", "idle_timeout_ms", "interrupt_grace_ms", "terminate_grace_ms", "drain_ms", "stderr_tail_bytes",
     "max_stderr_line", "pause_at_bytes", "strict", "max_reports",
 ]
-private let superviseStepKeys: Set = ["at", "stdout", "stderr", "cancel", "grace_ms", "exit", "close", "consume"]
+private let superviseStepKeys: Set = [
+    "at", "stdout", "stderr", "cancel", "grace_ms", "exit", "close", "consume", "consumer",
+]
 private let superviseExpectKeys: Set = ["actions", "stderr_lines", "frames", "finished_at", "result"]
 private let superviseResultKeys: Set = [
     "verdict", "exit_code", "reasons", "conforms", "timed_out", "cancelled_by", "signals", "stderr_tail",
@@ -131,7 +133,10 @@ private func apply(_ supervisor: Supervisor, _ seen: Seen, _ step: JSON, at now:
     } else if has(step, "grace_ms") {
         throw CaseError("`grace_ms` belongs to a `cancel` step")
     }
-    if has(step, "exit") {
+    if has(step, "exit"), case .string("unknown") = try get(step, "exit") {
+        supervisor.exited(at: now, .unknown)
+        did += 1
+    } else if has(step, "exit") {
         let exit = try get(step, "exit")
         try keysKnown("`exit`", exit, ["code", "signal"])
         let code = { (key: String) -> Int32? in
@@ -153,6 +158,14 @@ private func apply(_ supervisor: Supervisor, _ seen: Seen, _ step: JSON, at now:
             supervisor.stdoutClosed(at: now)
             supervisor.stderrClosed(at: now)
         case let other: throw CaseError("`close` must be stdout, stderr or both, not `\(other)`")
+        }
+        did += 1
+    }
+    if has(step, "consumer") {
+        switch try getString(step, "consumer") {
+        case "attached": supervisor.setConsumer(at: now, attached: true)
+        case "detached": supervisor.setConsumer(at: now, attached: false)
+        case let other: throw CaseError("`consumer` must be attached or detached, not `\(other)`")
         }
         did += 1
     }
@@ -180,8 +193,9 @@ private func apply(_ supervisor: Supervisor, _ seen: Seen, _ step: JSON, at now:
             let at = Int64(try getUInt(step, "at"))
             guard at >= clock else { throw CaseError("`at` \(at) is before the previous step's \(clock)") }
             while let due = supervisor.deadline, millis(due) <= at {
-                supervisor.tick(at: due)
-                seen.collect(supervisor, at: millis(due), auto: auto)
+                clock = max(clock, millis(due))  // a deadline before the clock means: tick now
+                supervisor.tick(at: .milliseconds(clock))
+                seen.collect(supervisor, at: clock, auto: auto)
             }
             clock = at
             try apply(supervisor, seen, step, at: .milliseconds(at))
@@ -191,8 +205,9 @@ private func apply(_ supervisor: Supervisor, _ seen: Seen, _ step: JSON, at now:
         }
     }
     while !supervisor.isFinished, let due = supervisor.deadline {
-        supervisor.tick(at: due)
-        seen.collect(supervisor, at: millis(due), auto: auto)
+        clock = max(clock, millis(due))
+        supervisor.tick(at: .milliseconds(clock))
+        seen.collect(supervisor, at: clock, auto: auto)
     }
     while let event = supervisor.pollEvent() {
         seen.event(event)
