@@ -14,7 +14,9 @@ import Darwin
 /// Another thread waits for the child's exit (`waitid` with `WNOWAIT`: the child stays a
 /// zombie, so its pid, the group's id, cannot be reused) and wakes the loop, which tells the
 /// supervisor, kills the group as told, and then reaps the child. The events wait in the
-/// supervisor until the consumer takes them (`nextEvent`); stderr lines go to `stderrLines`.
+/// supervisor until the consumer takes them (`nextEvent`); the supervisor's consumer is
+/// attached while a sequence of them exists (`attach`, `detach`), so that stdout is paused
+/// only for someone who will take them. Stderr lines go to `stderrLines`.
 final class Driver: @unchecked Sendable {
     let supervisor: Supervisor
     let pid: pid_t
@@ -29,16 +31,10 @@ final class Driver: @unchecked Sendable {
     private var exit: ExitStatus?
     private var reaped = false
     private var paused = false
-    /// The result is awaited: stdout is read on whether or not events are taken (they wait
-    /// in the supervisor, which counts those past its bound as dropped).
-    private var unbounded = false
     private var closeRequested = false
-    /// The supervisor was told that stdout ended: once its events are taken, they end.
-    private var stdoutEnded = false
     private var readFailure: HepError?
-    private var didTimeOut = false
-    /// A cancel was asked for or ordered.
-    private var cancelling = false
+    /// The sequences of events that exist (`HepProcess.frames`, `received`).
+    private var consumers = 0
     private var taken: [Supervisor.Event] = []
     private var head = 0
     private var waiter: CheckedContinuation<Supervisor.Event?, any Error>?
@@ -52,6 +48,7 @@ final class Driver: @unchecked Sendable {
         _ = fcntl(wake.write, F_SETFL, fcntl(wake.write, F_GETFL) | O_NONBLOCK)
         pid = child.pid
         supervisor = Supervisor(options: options)
+        supervisor.setConsumer(at: .zero, attached: false)  // until someone asks for the frames
         (stderrLines, stderrSink) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(stderrLinesKept))
         running.add(self)
         spawnThread("hep wait \(pid)") { [self] in awaitExit() }
@@ -65,11 +62,8 @@ final class Driver: @unchecked Sendable {
 
     private var now: Duration { ContinuousClock.now - start }
 
-    var timedOut: Bool { lock.withLock { didTimeOut } }
-
     /// Asks the supervisor to cancel (the signal it orders is sent at once, from here).
     func cancel(grace: Duration?) {
-        lock.withLock { cancelling = true }
         supervisor.cancel(at: now, reason: .user, interruptGrace: grace)
         act()
         wakeLoop()
@@ -78,15 +72,33 @@ final class Driver: @unchecked Sendable {
     /// Cancels the run unless a cancel is under way, which a second request would hurry
     /// (for the release of the process and the exit of this program).
     func cancelUnlessCancelling() {
-        if !lock.withLock({ cancelling }) { cancel(grace: nil) }
+        if !supervisor.isCancelling { cancel(grace: nil) }
     }
 
-    /// The result, once the run is over. From now on stdout is read on regardless of the
-    /// events taken, so that the wait cannot depend on an iteration nobody does.
-    func result() async -> RunResult {
-        lock.withLock { unbounded = true }
+    /// A sequence of the events was made: someone takes them as they come (stdout may be
+    /// paused for them).
+    func attach() {
+        lock.withLock {
+            consumers += 1
+            if consumers == 1 { supervisor.setConsumer(at: now, attached: true) }
+        }
+        act()  // telling the time may have passed a deadline
+    }
+
+    /// A sequence of the events ended: without one, stdout is never paused (the events wait
+    /// in the supervisor for a later sequence, those past its bound counted as dropped).
+    func detach() {
+        lock.withLock {
+            consumers -= 1
+            if consumers == 0 { supervisor.setConsumer(at: now, attached: false) }
+        }
+        act()
         wakeLoop()
-        return await withCheckedContinuation { continuation in
+    }
+
+    /// The result, once the run is over.
+    func result() async -> RunResult {
+        await withCheckedContinuation { continuation in
             lock.lock()
             guard let finished else {
                 resultWaiters.append(continuation)
@@ -132,10 +144,11 @@ final class Driver: @unchecked Sendable {
     /// was asked for events (the lock held).
     private func nextLocked() -> (Result<Supervisor.Event?, any Error>?, Bool) {
         if head == taken.count {
+            let open = supervisor.isStdoutOpen  // before the poll: closed, no event comes after
             taken = supervisor.pollEvents(max: 256, maxBytes: 64 << 10)
             head = 0
             if taken.isEmpty {
-                guard stdoutEnded else { return (nil, true) }
+                guard !open else { return (nil, true) }
                 defer { readFailure = nil }
                 return (readFailure.map { .failure($0) } ?? .success(nil), true)
             }
@@ -153,8 +166,6 @@ final class Driver: @unchecked Sendable {
             while let action = supervisor.pollAction() {
                 switch action {
                 case .signal(let step):
-                    didTimeOut = didTimeOut || step.reason == .timeout
-                    cancelling = true
                     if !reaped { _ = killpg(pid, step.signal.number) }
                 case .killGroup:
                     if !reaped { _ = killpg(pid, SIGKILL) }
@@ -172,10 +183,10 @@ final class Driver: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             act()
-            let (closing, readOut) = lock.withLock { (closeRequested, !paused || unbounded) }
+            let (closing, readOut) = lock.withLock { (closeRequested, !paused) }
             if closing {
-                closeFD(&out, stdout: true)
-                closeFD(&err, stdout: false)
+                closeFD(&out)
+                closeFD(&err)
             }
             if told { lock.withLock { if !reaped { reap() } } }
             handOver()
@@ -200,7 +211,7 @@ final class Driver: @unchecked Sendable {
                     lock.withLock { readFailure = .io(line: 0, column: 0, message: "io: reading the child's output: \(reason)", excerpt: "") }
                 }
                 isOut ? supervisor.stdoutClosed(at: now) : supervisor.stderrClosed(at: now)
-                isOut ? closeFD(&out, stdout: true) : closeFD(&err, stdout: false)
+                isOut ? closeFD(&out) : closeFD(&err)
             }
             if !told, let status = lock.withLock({ exit }) {
                 supervisor.exited(at: now, status)
@@ -226,8 +237,8 @@ final class Driver: @unchecked Sendable {
     }
 
     private func finish(_ out: inout Int32, _ err: inout Int32) {
-        closeFD(&out, stdout: true)
-        closeFD(&err, stdout: false)
+        closeFD(&out)
+        closeFD(&err)
         handOver()
         stderrSink.finish()
         let result = supervisor.result!
@@ -262,11 +273,10 @@ final class Driver: @unchecked Sendable {
         wakeLoop()
     }
 
-    private func closeFD(_ fd: inout Int32, stdout: Bool) {
+    private func closeFD(_ fd: inout Int32) {
         guard fd >= 0 else { return }
         _ = close(fd)
         fd = -1
-        if stdout { lock.withLock { stdoutEnded = true } }
     }
 
     private func wakeLoop() {

@@ -29,12 +29,15 @@ import Darwin
 /// the cancel ladder, the timeouts, the drain after the exit, backpressure and the verdict.
 /// This class only runs it: it spawns, reads, signals, reaps and hands over.
 ///
-/// Backpressure: while more than 1 MiB of events wait in `frames` for the task iterating it,
-/// the child's stdout is not read further (a child that writes faster than its frames are
-/// taken then waits on its full pipe, and memory stays bounded). A cancel, the child's exit,
-/// or awaiting `result` lifts that for good: stdout is then read on, whether or not frames
-/// are taken (those that wait stay for a later iteration, up to 16 MiB; past that they are
-/// counted in `RunResult.supervision.noticesDropped`).
+/// Backpressure: while someone iterates `frames` (or `received`) and more than 1 MiB of
+/// events wait for that task, the child's stdout is not read further (a child that writes
+/// faster than its frames are taken then waits on its full pipe, and memory stays bounded;
+/// the idle timeout does not run meanwhile: the child is held up, not idle). While nobody
+/// iterates (before the first `frames`, once an iteration has ended, or when only `result` is
+/// awaited), stdout is read on whether or not frames are taken: those that wait stay for a
+/// later iteration, up to `Supervisor.Options.dropAtBytes` (16 MiB); past that they are
+/// counted in `RunResult.supervision.noticesDropped`. A cancel or the child's exit lifts the
+/// pause for good.
 ///
 /// No orphans: when the child exits, whatever it left in its process group is killed
 /// (SIGKILL), and its pipes are read for at most 2 s more, so neither a leftover in the group
@@ -47,7 +50,7 @@ import Darwin
 /// itself to another group or session is out of reach of the signals, as with any
 /// group-based supervisor. The child is reaped by a thread of this library: an application
 /// that reaps every child itself (`waitpid(-1)` in a SIGCHLD handler) leaves its exit
-/// unknown (reported as exit code -1).
+/// unknown (`ExitStatus.unknown`): the run is judged without an exit code (`exitCode` nil).
 public final class HepProcess: Sendable {
     /// What the child reads on its stdin.
     public enum Input: Sendable {
@@ -89,7 +92,7 @@ public final class HepProcess: Sendable {
     public let terminateGrace: Duration
     /// The write end of the child's stdin, when it was started with `standardInput: .pipe`.
     public let standardInput: FileHandle?
-    private let driver: Driver
+    fileprivate let driver: Driver
 
     /// Starts the program at `executableURL` with `arguments` and begins reading its output.
     ///
@@ -180,16 +183,20 @@ public final class HepProcess: Sendable {
     ///
     /// `frames` and `received` are two views of one sequence of lines: each line goes to
     /// whichever is iterated, so iterate one of them, from one task at a time. Frames not
-    /// asked for wait until they are (see Backpressure above). A task that is cancelled while
-    /// it iterates stops iterating; the frames stay for a later iteration.
+    /// asked for wait until they are: from the moment a sequence is made until its iteration
+    /// ends (or the sequence, never iterated, is released), the child is held up when 1 MiB
+    /// of them wait (see Backpressure above). A task that is cancelled while it iterates
+    /// stops iterating; the frames stay for a later iteration.
     public var frames: AsyncThrowingStream<Frame, any Error> {
-        AsyncThrowingStream { [self] in try await nextReceived()?.frame }
+        let consumer = Consumer(self)
+        return AsyncThrowingStream { try await consumer.next()?.frame }
     }
 
     /// `frames` with each frame's 1-based line number and its line exactly as read (the
     /// frame's original text): the supervisor's twin of `HepStream.feedReceived(_:)`.
     public var received: AsyncThrowingStream<Received, any Error> {
-        AsyncThrowingStream { [self] in try await nextReceived() }
+        let consumer = Consumer(self)
+        return AsyncThrowingStream { try await consumer.next() }
     }
 
     /// The child's stderr, line by line (without line ends, a line cut at 16 KiB), each as
@@ -202,7 +209,7 @@ public final class HepProcess: Sendable {
 
     /// Whether `timeout` ran out while the child still ran, and so cancelled the run.
     public var timedOut: Bool {
-        driver.timedOut
+        driver.supervisor.timedOut
     }
 
     /// Cancels the run: SIGINT to the child's process group; SIGTERM after `grace` (default:
@@ -224,7 +231,9 @@ public final class HepProcess: Sendable {
     /// been drained): the verdict for its exit code (128 + N when killed by signal N), the
     /// reduced run, the violations, `stderrTail`, and `supervision` (who cancelled, the
     /// signals sent, how long it took). Reading it does not need `frames` to be consumed
-    /// (the frames not taken stay for a later iteration). A child that closes its stdout but
+    /// (the frames not taken stay for a later iteration), but a `frames` sequence made and
+    /// not iterated holds the child up once 1 MiB of them wait (see Backpressure above): end
+    /// or release it before awaiting the result alone. A child that closes its stdout but
     /// goes on running has no result until it exits: `frames` ends, `result` waits (bound it
     /// with `timeout` or `idleTimeout`, or `cancel()`).
     ///
@@ -239,9 +248,24 @@ public final class HepProcess: Sendable {
             }
         }
     }
+}
 
-    private func nextReceived() async throws -> Received? {
-        while let event = try await driver.nextEvent() {
+/// The consumer of one `frames` or `received` sequence: the supervisor's consumer is attached
+/// while one lives (the stream keeps it until its iteration ends, or until it is released).
+private final class Consumer: Sendable {
+    let process: HepProcess
+
+    init(_ process: HepProcess) {
+        self.process = process
+        process.driver.attach()
+    }
+
+    deinit {
+        process.driver.detach()
+    }
+
+    func next() async throws -> Received? {
+        while let event = try await process.driver.nextEvent() {
             switch event {
             case .frame(let received): return received
             case .halted(let error): throw error

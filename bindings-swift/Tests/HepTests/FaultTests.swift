@@ -193,9 +193,10 @@ final class Flag: @unchecked Sendable {
         try await expectNoProcessLeft(process.pid)
     }
 
-    /// Awaiting the result reads stdout on whether or not frames are taken: the frames wait
-    /// for a later iteration up to the core's bound (16 × 1 MiB of events, each counted as
-    /// its line plus 64 bytes), and those past it are counted as dropped, never lost silently.
+    /// While nobody iterates (the result alone is awaited), stdout is read on whether or not
+    /// frames are taken: the frames wait for a later iteration up to the core's bound
+    /// (`dropAtBytes`: 16 × 1 MiB of events, each counted as its line plus 64 bytes), and
+    /// those past it are counted as dropped, never lost silently.
     @Test func aFloodNobodyReadsStillEndsWhenTheResultIsAwaited() async throws {
         let process = try shell(
             "\(printLines(header, agentStart)); yes '\(delta)' | head -n 200000; \(printLines(turnDone))")
@@ -208,7 +209,8 @@ final class Flag: @unchecked Sendable {
         for try await _ in process.frames { taken += 1 }
         let dropped = Int(result.supervision?.noticesDropped ?? 0)
         #expect(taken + dropped == 200_003, "every frame is kept for a later iteration or counted as dropped")
-        let bound = 16 * Supervisor.Options().pauseAtBytes
+        let bound = Supervisor.Options().dropAtBytes
+        #expect(bound == 16 * Supervisor.Options().pauseAtBytes)
         #expect(taken * (delta.utf8.count + 64) <= bound + (delta.utf8.count + 64), "more kept than the core's bound")
         #expect(dropped > 0, "200,000 frames are past the bound")
         try await expectNoProcessLeft(process.pid)

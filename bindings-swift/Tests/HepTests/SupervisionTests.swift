@@ -1,7 +1,9 @@
 // What the core's Supervisor gives every driver, with real children through HepProcess: a
-// cancel keeps reading, the idle timeout, live stderr, no orphans (release, exit of the
-// supervisor), a second cancel; the driver's own: a bare name looked up on PATH, stdin;
-// LivenessAction; and the public Supervisor driven by hand.
+// cancel keeps reading, the idle timeout (stopped while the consumer holds the child up),
+// live stderr, no orphans (release, exit of the supervisor), a second cancel, a child held
+// up only while someone iterates its frames, an exit reaped elsewhere; the driver's own: a
+// bare name looked up on PATH, stdin; LivenessAction; and the public Supervisor driven by
+// hand.
 
 import Foundation
 import Hep
@@ -31,14 +33,16 @@ func scratch(_ name: String) throws -> (file: URL, cleanUp: () -> Void) {
 }
 
 @Suite struct CancelKeepsReading {
-    /// Nobody takes the frames of a child that floods stdout: stdout is paused and the child
-    /// blocks on its full pipe. The cancel reads on, so the child's SIGINT handler can write
-    /// `cancelled` and exit 130: cancelled by SIGINT alone, not killed.
+    /// The frames of a child that floods stdout are held for an iteration that takes none:
+    /// stdout is paused and the child blocks on its full pipe. The cancel reads on, so the
+    /// child's SIGINT handler can write `cancelled` and exit 130: cancelled by SIGINT alone,
+    /// not killed.
     @Test func aChildBlockedOnAFullPipeCanStillWriteCancelled() async throws {
         let process = try HepProcess(
             executableURL: sh, arguments: ["-c", "\(cancelHandler) trap cancel INT; \(printLines(header, agentStart)); \(flood)"],
             interruptGrace: .seconds(20))
         let dog = Watchdog(process.pid, seconds: 30)
+        var frames = process.frames.makeAsyncIterator()  // someone iterates, slowly: stdout is paused for them
         try await Task.sleep(for: .milliseconds(500))  // far more than 1 MiB and a pipe's worth
         #expect(alive(process.pid))
         let cancelled = ContinuousClock.now
@@ -46,6 +50,10 @@ func scratch(_ name: String) throws -> (file: URL, cleanUp: () -> Void) {
         let result = await process.result
         let took = ContinuousClock.now - cancelled
         dog.stop()
+        var last: Frame?
+        while let frame = try await frames.next() { last = frame }
+        #expect(last?.type == "cancelled")
+        #expect(result.supervision?.noticesDropped == 0, "the child was held up, not read past the bound")
         #expect(result.verdict == .cancelled, "\(result.reasons)")
         #expect(result.exitCode == ExitCode.cancelled)
         #expect(result.lastTerminal == .cancelled, "the child's `cancelled` frame was read")
@@ -120,6 +128,86 @@ func scratch(_ name: String) throws -> (file: URL, cleanUp: () -> Void) {
     }
 }
 
+/// About 4.5 MiB of events as the supervisor counts them (40,000 lines of 50 bytes, each
+/// counted plus 64): past the pause threshold (1 MiB), below the drop threshold (16 MiB).
+let pastThePause = "\(printLines(header, agentStart)); yes '\(delta)' | head -n 40000; \(printLines(turnDone))"
+
+@Suite struct WhoTakesTheFrames {
+    /// Nobody iterates the frames (the result is not even awaited yet): the child is never
+    /// held up, and runs to its end; the frames wait for a later iteration.
+    @Test func aChildWhoseFramesNobodyIteratesRunsToItsEnd() async throws {
+        let process = try shell(pastThePause)
+        let dog = Watchdog(process.pid, seconds: 30)
+        #expect(try await eventually(20) { !alive(process.pid) }, "the child was held up for nobody")
+        let result = await process.result
+        var taken = 0
+        for try await _ in process.frames { taken += 1 }
+        dog.stop()
+        #expect(result.verdict == .ok, "\(result.reasons)")
+        #expect(taken == 40_003 && result.supervision?.noticesDropped == 0)
+        try await expectNoProcessLeft(process.pid)
+    }
+
+    /// A sequence of the frames, made and not yet iterated, holds the child up past 1 MiB of
+    /// waiting events; iterated, it gets every frame.
+    @Test func aSequenceOfTheFramesHoldsTheChildUpUntilItIsIterated() async throws {
+        let process = try shell(pastThePause)
+        let dog = Watchdog(process.pid, seconds: 30)
+        var frames = process.frames.makeAsyncIterator()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(alive(process.pid), "the child was not held up for the sequence")
+        var taken = 0
+        while try await frames.next() != nil { taken += 1 }
+        let result = await process.result
+        dog.stop()
+        #expect(taken == 40_003 && result.verdict == .ok, "\(result.reasons)")
+        #expect(result.supervision?.noticesDropped == 0)
+        try await expectNoProcessLeft(process.pid)
+    }
+
+    /// Once an iteration ends (here at the first delta), the child is no longer held up: it
+    /// runs to its end, and a later iteration gets the frames left.
+    @Test func theEndOfAnIterationLetsTheChildRunOn() async throws {
+        let process = try shell(pastThePause)
+        let dog = Watchdog(process.pid, seconds: 30)
+        let first = try await frames(of: process, until: isDelta)
+        #expect(try await eventually(20) { !alive(process.pid) }, "the child was held up after the iteration ended")
+        var taken = first.count
+        for try await _ in process.frames { taken += 1 }
+        let result = await process.result
+        dog.stop()
+        #expect(taken == 40_003 && result.verdict == .ok, "\(result.reasons)")
+        #expect(result.supervision?.noticesDropped == 0)
+        try await expectNoProcessLeft(process.pid)
+    }
+
+    /// A consumer that takes its time holds the child up on a full pipe for five times the
+    /// idle timeout: the child is held up, not idle, and is not cancelled.
+    @Test func theIdleTimeoutDoesNotRunWhileASlowConsumerHoldsTheChildUp() async throws {
+        let process = try HepProcess(executableURL: sh, arguments: ["-c", pastThePause], idleTimeout: .milliseconds(300))
+        let dog = Watchdog(process.pid, seconds: 30)
+        var frames = process.frames.makeAsyncIterator()
+        _ = try await frames.next()
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(alive(process.pid), "the child was not held up")
+        var taken = 1
+        while try await frames.next() != nil { taken += 1 }
+        let result = await process.result
+        dog.stop()
+        #expect(result.verdict == .ok, "\(result.reasons)")
+        #expect(result.supervision?.cancelledBy == nil && taken == 40_003)
+        try await expectNoProcessLeft(process.pid)
+    }
+
+    /// An application that reaps every child itself (here: SIGCHLD ignored, so the kernel
+    /// reaps them, in hep-exit-check) leaves the exit unknown: the run is judged without an
+    /// exit code, by its frames.
+    @Test func anExitReapedElsewhereIsJudgedWithoutAnExitCode() async throws {
+        let said = try NoOrphans.run(printLines(header, agentStart, turnDone) + "; exit 3", "reaped-elsewhere")
+        #expect(said == "ok nil")
+    }
+}
+
 @Suite struct LiveStderr {
     /// Each stderr line arrives as soon as it is complete, while the child runs; the lines
     /// end with the run, and the tail keeps them too.
@@ -140,16 +228,18 @@ func scratch(_ name: String) throws -> (file: URL, cleanUp: () -> Void) {
         #expect(result.supervision?.stderrTail == result.stderrTail)
     }
 
-    /// Stderr lines are never held behind frames nobody takes: stdout is paused, and a line
-    /// written then still arrives.
+    /// Stderr lines are never held behind frames not taken: stdout is paused for an iteration
+    /// that takes none, and a line written then still arrives.
     @Test func aStderrLineIsNotHeldBehindUnreadFrames() async throws {
         let process = try shell("(sleep 0.5; echo late >&2) & \(printLines(header, agentStart)); \(flood)")
         let dog = Watchdog(process.pid)
+        let frames = process.frames  // held, not iterated: stdout is paused for it
         var lines = process.stderrLines.makeAsyncIterator()
         #expect(await lines.next() == "late")
         process.cancel()
         let result = await process.result
         dog.stop()
+        withExtendedLifetime(frames) {}
         #expect(result.verdict == .cancelled, "\(result.reasons)")
         try await expectNoProcessLeft(process.pid)
     }
@@ -160,19 +250,24 @@ func scratch(_ name: String) throws -> (file: URL, cleanUp: () -> Void) {
     static let exitCheck = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("hep-exit-check")
 
-    /// Runs hep-exit-check with `script` (and `release`), returning the pid of the child it
-    /// left running when it exited.
-    static func exitWhileAChildRuns(_ script: String, release: Bool = false) throws -> Int32 {
+    /// Runs hep-exit-check with `script` and `mode`, returning what it printed (trimmed).
+    static func run(_ script: String, _ mode: String? = nil) throws -> String {
         let program = Process()
         program.executableURL = exitCheck
-        program.arguments = [script] + (release ? ["release"] : [])
+        program.arguments = [script] + (mode.map { [$0] } ?? [])
         let output = Pipe()
         program.standardOutput = output
         try program.run()
         let printed = output.fileHandleForReading.readDataToEndOfFile()
         program.waitUntilExit()
         #expect(program.terminationStatus == 0)
-        return try #require(Int32(String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+        return String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Runs hep-exit-check with `script` (and `release`), returning the pid of the child it
+    /// left running when it exited.
+    static func exitWhileAChildRuns(_ script: String, release: Bool = false) throws -> Int32 {
+        try #require(Int32(run(script, release ? "release" : nil)))
     }
 
     /// A program that exits while its harness runs cancels it on the way out (atexit): the
@@ -308,6 +403,34 @@ func scratch(_ name: String) throws -> (file: URL, cleanUp: () -> Void) {
         #expect(o.stderrTailBytes == HepProcess.stderrTailBytes)
         #expect(o.drain == .seconds(2) && o.pauseAtBytes == 1 << 20 && o.maxStderrLine == 16 << 10)
         #expect(o.timeout == nil && o.idleTimeout == nil && !o.strict && o.limits == Limits())
+        #expect(Supervisor.minDropAtBytes == 1 << 20 && o.dropAtBytes == 16 << 20)
+        #expect(Supervisor.Options(pauseAtBytes: 1000).dropAtBytes == Supervisor.minDropAtBytes, "at least the minimum")
+        #expect(Supervisor.Options(pauseAtBytes: 4 << 20).dropAtBytes == 64 << 20, "16 × pauseAtBytes")
+    }
+
+    /// What the supervisor says of the run as it goes: a detached consumer is never paused
+    /// for; who cancelled, a cancel under way until the exit, the timeout, stdout's end.
+    @Test func theRunAsItGoes() {
+        let line = "\(delta)\n"
+        let supervisor = Supervisor(options: .init(timeout: .seconds(1), pauseAtBytes: 200))
+        #expect(supervisor.cancelledBy == nil && !supervisor.isCancelling && !supervisor.timedOut && supervisor.isStdoutOpen)
+        supervisor.setConsumer(at: .zero, attached: false)
+        supervisor.stdout(at: .milliseconds(1), Data((header + "\n" + String(repeating: line, count: 10)).utf8))
+        #expect(supervisor.pollAction() == nil && !supervisor.isPaused, "detached: never paused")
+        supervisor.setConsumer(at: .milliseconds(2), attached: true)
+        supervisor.stdout(at: .milliseconds(3), Data(line.utf8))
+        #expect(supervisor.pollAction() == .pauseStdout && supervisor.isPaused)
+        supervisor.setConsumer(at: .milliseconds(4), attached: false)
+        #expect(supervisor.pollAction() == .resumeStdout && !supervisor.isPaused, "detaching resumes")
+        supervisor.tick(at: .seconds(1))
+        #expect(supervisor.timedOut && supervisor.cancelledBy == .timeout && supervisor.isCancelling)
+        supervisor.stdoutClosed(at: .milliseconds(1100))
+        #expect(!supervisor.isStdoutOpen)
+        supervisor.exited(at: .milliseconds(1200), .unknown)
+        #expect(!supervisor.isCancelling, "the child has exited")
+        supervisor.stderrClosed(at: .milliseconds(1200))
+        #expect(supervisor.result?.exitCode == nil && supervisor.result?.supervision?.timedOut == true)
+        #expect(ExitStatus.unknown.code == nil && ExitStatus.signal(SIGINT).code == ExitCode.cancelled)
     }
 
     /// A driver's loop by hand, on a made-up clock: events in order (a skipped line between
