@@ -181,14 +181,14 @@ let pastThePause = "\(printLines(header, agentStart)); yes '\(delta)' | head -n 
         try await expectNoProcessLeft(process.pid)
     }
 
-    /// A consumer that takes its time holds the child up on a full pipe for five times the
+    /// A consumer that takes its time holds the child up on a full pipe for three times the
     /// idle timeout: the child is held up, not idle, and is not cancelled.
     @Test func theIdleTimeoutDoesNotRunWhileASlowConsumerHoldsTheChildUp() async throws {
-        let process = try HepProcess(executableURL: sh, arguments: ["-c", pastThePause], idleTimeout: .milliseconds(300))
+        let process = try HepProcess(executableURL: sh, arguments: ["-c", pastThePause], idleTimeout: .milliseconds(800))
         let dog = Watchdog(process.pid, seconds: 30)
         var frames = process.frames.makeAsyncIterator()
         _ = try await frames.next()
-        try await Task.sleep(for: .milliseconds(1500))
+        try await Task.sleep(for: .milliseconds(2400))
         #expect(alive(process.pid), "the child was not held up")
         var taken = 1
         while try await frames.next() != nil { taken += 1 }
