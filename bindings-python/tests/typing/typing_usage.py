@@ -349,11 +349,11 @@ def driver_example(argv: Sequence[str]) -> Optional[hep.RunResult]:
     out, err = child.stdout.fileno(), child.stderr.fileno()
     exited = os.pidfd_open(child.pid)  # readable once the child exits (Linux 5.3+)
     sup = hep.Supervisor(time.monotonic(), idle_timeout=300.0)
-    reading, paused = {out, err}, False
+    reading = {out, err}
     while not sup.is_finished():
-        due = sup.deadline()  # wake the supervisor then, or when something happens
+        due = sup.deadline()  # wake the supervisor then (at once if past), or when something happens
         wait = None if due is None else max(0.0, due - time.monotonic())
-        watched = [fd for fd in reading if fd != out or not paused]
+        watched = [fd for fd in reading if fd != out or not sup.is_paused()]  # paused: we are behind
         ready, _, _ = select.select(watched + ([exited] if child.returncode is None else []), [], [], wait)
         now = time.monotonic()
         for fd in ready:
@@ -364,7 +364,7 @@ def driver_example(argv: Sequence[str]) -> Optional[hep.RunResult]:
             else:
                 reading.discard(fd)
                 (sup.stdout_closed if fd == out else sup.stderr_closed)(now)
-        sup.tick(now)
+        sup.tick(now)  # the current time, even when the deadline was earlier
         while (event := sup.poll_event()) is not None:  # a frame, a Violation, a SkippedLine
             print(event)  # (or the HepError that halted a strict stream)
         while (line := sup.poll_stderr()) is not None:
@@ -375,8 +375,7 @@ def driver_example(argv: Sequence[str]) -> Optional[hep.RunResult]:
                     os.killpg(child.pid, action.signal)
             elif action.kind == "close_pipes":  # the drain after the exit is over
                 reading.clear()
-            else:  # "pause_stdout" or "resume_stdout": the consumer is behind, or caught up
-                paused = action.kind == "pause_stdout"
+            # "pause_stdout", "resume_stdout": `watched` follows sup.is_paused()
     os.close(exited)
     child.stdout.close()
     child.stderr.close()
@@ -385,6 +384,12 @@ def driver_example(argv: Sequence[str]) -> Optional[hep.RunResult]:
     assert_type(sup.poll_action(), Optional[hep.SupervisorAction])
     assert_type(sup.poll_stderr(), Optional[str])
     assert_type(sup.deadline(), Optional[float])
+    assert_type(sup.cancelled_by(), Optional[hep.CancelReason])
+    assert_type(sup.is_cancelling(), bool)
+    assert_type(sup.is_stdout_open(), bool)
+    assert_type(sup.drop_at_bytes(), int)
+    sup.set_consumer(time.monotonic(), False)
+    sup.exited(time.monotonic(), None)  # how it ended is unknown
     event = sup.poll_event()
     assert_type(event, Union[hep.Frame, hep.Violation, hep.SkippedLine, hep.HepError, None])
     return result
@@ -470,6 +475,7 @@ def constants_example() -> None:
     print(hep.EXIT_OK, hep.EXIT_FAILED, hep.EXIT_CANCELLED)  # 0 1 130
     print(hep.INTERRUPT_GRACE, hep.TERMINATE_GRACE)  # 12.0 2.0 (seconds)
     print(hep.STDERR_TAIL_BYTES)  # 65536
+    print(hep.PAUSE_AT_BYTES, hep.MIN_DROP_AT_BYTES)  # 1048576 1048576
     print(hep.sanitize("\x1b[31mred"))  # \x1b[31mred: visible, harmless on a terminal
     # END constants
     assert_type(hep.EXIT_CANCELLED, Literal[130])
