@@ -65,10 +65,10 @@ func deltaText(_ frame: Frame) -> String? {
         guard arrived.count == 2 else { return }
         let term = arrived[1].1 - cancelled
         #expect(term >= interrupt, "SIGTERM came \(term) after the cancel, before the interrupt grace")
-        #expect(term < interrupt + .seconds(1), "SIGTERM came \(term) after the cancel")
+        #expect(term < interrupt + .seconds(5), "SIGTERM came \(term) after the cancel (the default grace is 12 s)")
         #expect(ended - cancelled >= interrupt + terminate, "SIGKILL came before the terminate grace")
-        #expect(ended - arrived[1].1 < terminate + .seconds(1), "SIGKILL came \(ended - arrived[1].1) after SIGTERM")
-        #expect(ended - cancelled < interrupt + terminate + .seconds(1), "the cancel took \(ended - cancelled)")
+        #expect(ended - arrived[1].1 < terminate + .seconds(5), "SIGKILL came \(ended - arrived[1].1) after SIGTERM")
+        #expect(ended - cancelled < interrupt + terminate + .seconds(8), "the cancel took \(ended - cancelled)")
         try await expectNoProcessLeft(process.pid)
     }
 
