@@ -193,8 +193,10 @@ class _Driver:
         read, write = os.pipe()
 
         def wait() -> None:
-            self._reap()
-            os.close(write)
+            try:
+                self._reap()
+            finally:
+                os.close(write)
 
         threading.Thread(target=wait, name=f"hep-exit-{self.pid}", daemon=True).start()
         return read
@@ -262,8 +264,8 @@ class _Driver:
 
     def _attach(self) -> None:
         """Tells the supervisor whether someone takes the frames as they come: not while
-        the user only waits for the result (a `wait()` under way, no `next` under way),
-        when stdout is read on without pausing, the frames left waiting for a later loop."""
+        the user only waits for the result (a `wait()` under way and no `next`); stdout is
+        then read on without pausing, the frames kept for a later loop."""
         attached = self._nexts > 0 or self._waits == 0
         if attached != self._attached:
             self._attached = attached
