@@ -283,6 +283,19 @@ class _Driver:
         if self._sup.is_finished():
             _live.discard(self)
 
+    def _next_frame(self, reader_gone: bool = False) -> Union[Frame, bool]:
+        """What the iteration gets now: the next frame; `True` when the frames are over (stdout
+        ended, or `reader_gone`); `False` while none waits. Raises a failure of `on_stderr`
+        and the error that halted a strict stream."""
+        self._check()
+        event = self._take()
+        if isinstance(event, HepError):
+            raise event
+        if event is not None:
+            frame: Frame = event
+            return frame
+        return reader_gone or not self._sup.is_stdout_open()
+
     def _take(self) -> Any:
         """The next event for the iteration (a frame, or the halting `HepError`), or `None`."""
         while True:
@@ -476,15 +489,11 @@ class Run(_Driver):
             try:
                 self._attach()
                 while True:
-                    self._check()
-                    event = self._take()
-                    if isinstance(event, HepError):
-                        raise event
-                    if event is not None:
-                        frame: Frame = event
-                        return frame
-                    if not self._sup.is_stdout_open() or not self._thread.is_alive():
+                    got = self._next_frame(reader_gone=not self._thread.is_alive())
+                    if got is True:
                         raise StopIteration
+                    if got is not False:
+                        return got
                     self._cond.wait()
             finally:
                 self._nexts -= 1
@@ -652,15 +661,11 @@ class AsyncRun(_Driver):
         try:
             self._attach()
             while True:
-                self._check()
-                event = self._take()
-                if isinstance(event, HepError):
-                    raise event
-                if event is not None:
-                    frame: Frame = event
-                    return frame
-                if not self._sup.is_stdout_open():
+                got = self._next_frame()
+                if got is True:
                     raise StopAsyncIteration
+                if got is not False:
+                    return got
                 await self._until_changed()
         finally:
             self._nexts -= 1
