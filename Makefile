@@ -166,6 +166,13 @@ memcheck-smoke: toolchain
 schema: toolchain
 	HEP_UPDATE_SCHEMA=1 $(CARGO) test --quiet -p hep-core --test schema
 
+## Regenerate what the bindings restate of the frame model (docs/api.md): the schema, and
+## hep-codegen's files (Python stubs, TypeScript union and wire table, Swift declarations,
+## uniffi mirrors). `cargo test -p hep-codegen` (in `make test`) fails when one is stale.
+.PHONY: codegen
+codegen: schema
+	$(CARGO) run --quiet -p hep-codegen -- write
+
 toolchain:
 	@command -v $(CARGO) >/dev/null 2>&1 || { echo "make: cargo not found; install Rust stable (https://rustup.rs) and retry" >&2; exit 1; }
 	@$(CARGO) fmt --version >/dev/null 2>&1 || rustup component add rustfmt

@@ -130,9 +130,9 @@ pub(crate) fn generate(profile: &Profile, scale: f64) -> Result<Corpus, Failure>
 fn run(p: &Profile, rng: &mut Rng, index: usize, out: &mut Lines) -> Result<(), Failure> {
     // Every fourth run is an `events=full` run (raw JSON arguments).
     let mode = if index % 4 == 3 { ArgsMode::Full } else { ArgsMode::Summary };
-    let mut em = Emitter::new(mode);
+    let mut em = Emitter::new("1.2.3", mode);
     out.input(&json!({"tool_args": if mode == ArgsMode::Full { "full" } else { "summary" }}));
-    out.put(em.header("1.2.3", &format!("sess-{index:04}-{:08x}", rng.next_u64() as u32)))?;
+    out.put(em.header(&format!("sess-{index:04}-{:08x}", rng.next_u64() as u32)))?;
     let rounds = rng.range(p.rounds.0, p.rounds.1);
     let mut input_tokens = rng.range(2_000, 12_000) as u64;
     for r in 0..rounds {

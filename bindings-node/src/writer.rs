@@ -32,7 +32,6 @@ pub struct ToolOutcomeIn {
 /// One open writer.
 struct Writer {
     emitter: Emitter,
-    fah_version: String,
 }
 
 thread_local! {
@@ -88,7 +87,7 @@ pub fn writer_close(env: Env, id: u32) -> napi::Result<()> {
 /// The body of [`writer_open`]: the id of a new writer, the first closed one reused.
 fn open(fah_version: String, full_args: bool) -> u32 {
     let mode = if full_args { ArgsMode::Full } else { ArgsMode::Summary };
-    let writer = Writer { emitter: Emitter::new(mode), fah_version };
+    let writer = Writer { emitter: Emitter::new(fah_version, mode) };
     WRITERS.with_borrow_mut(|writers| match writers.iter_mut().enumerate().find(|(_, slot)| slot.is_none()) {
         Some((free, slot)) => {
             *slot = Some(writer);
@@ -119,7 +118,7 @@ pub fn writer_turn_id(env: Env, id: u32) -> napi::Result<f64> {
 /// `hep_header` (written once).
 #[napi(catch_unwind)]
 pub fn writer_header<'env>(env: &'env Env, id: u32, session: JsString<'_>) -> Written<'env> {
-    line(env, id, |w| Ok(w.emitter.header(&w.fah_version, &utf8(&session)?)?))
+    line(env, id, |w| Ok(w.emitter.header(&utf8(&session)?)?))
 }
 
 /// `agent_start` (only the first call writes); opens a turn.
@@ -248,6 +247,6 @@ mod tests {
         assert!(with(a, |_| ()).is_err());
         assert!(with(b, |w| w.emitter.args_mode() == ArgsMode::Full).unwrap());
         assert_eq!(open("2".into(), false), a);
-        assert!(with(a, |w| w.fah_version == "2").unwrap());
+        assert!(with(a, |w| w.emitter.fah() == "2").unwrap());
     }
 }

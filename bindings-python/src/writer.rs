@@ -72,7 +72,6 @@ impl Sink {
 #[pyclass(module = "hep", name = "Writer")]
 pub(crate) struct PyWriter {
     emitter: Emitter,
-    fah_version: String,
     sink: Option<Sink>,
 }
 
@@ -95,7 +94,7 @@ impl PyWriter {
     fn new(out: &Bound<'_, PyAny>, fah_version: String, tool_args: &str) -> PyResult<Self> {
         guard(|| {
             let mode = args_mode(tool_args, "tool_args")?;
-            Ok(Self { emitter: Emitter::new(mode), fah_version, sink: Some(Sink::of(out)?) })
+            Ok(Self { emitter: Emitter::new(fah_version, mode), sink: Some(Sink::of(out)?) })
         })
     }
 
@@ -107,7 +106,7 @@ impl PyWriter {
 
     /// `hep_header` (written once; later calls write nothing).
     fn header(&mut self, py: Python<'_>, session: &str) -> Written {
-        guard(|| put(py, &self.sink, self.emitter.header(&self.fah_version, session)))
+        guard(|| put(py, &self.sink, self.emitter.header(session)))
     }
 
     /// `agent_start` (only the first call writes); opens a turn.

@@ -25,10 +25,10 @@ impl CoreWriter {
 
 #[uniffi::export]
 impl CoreWriter {
-    /// A fresh emitter rendering tool arguments in `args_mode`.
+    /// A fresh emitter for a harness of version `fah`, rendering tool arguments in `args_mode`.
     #[uniffi::constructor]
-    pub fn new(args_mode: ArgsMode) -> Arc<Self> {
-        Arc::new(Self(Mutex::new(Emitter::new(args_mode))))
+    pub fn new(fah: String, args_mode: ArgsMode) -> Arc<Self> {
+        Arc::new(Self(Mutex::new(Emitter::new(fah, args_mode))))
     }
 
     /// The open turn's id, else the last allocated one (0 before any).
@@ -37,8 +37,8 @@ impl CoreWriter {
     }
 
     /// `hep_header`, once; later calls emit nothing.
-    pub fn header(&self, fah: String, session: String) -> Line {
-        guard(|| Ok(self.emitter().header(&fah, &session)?))
+    pub fn header(&self, session: String) -> Line {
+        guard(|| Ok(self.emitter().header(&session)?))
     }
 
     /// `agent_start`: only the first call emits; it opens a turn.

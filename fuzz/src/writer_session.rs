@@ -141,7 +141,6 @@ impl Json {
 #[derive(Debug, Clone, Arbitrary)]
 enum Call {
     Header {
-        fah: String,
         session: String,
     },
     AgentStart,
@@ -225,6 +224,8 @@ const MISUSE: [ViolationCode; 17] = [
 /// The model: the turn-id rules of the spec, and what the caller did wrong so far.
 #[derive(Debug, Default)]
 struct Model {
+    /// The harness version the writer was made with.
+    fah: String,
     next: u64,
     open: Option<u64>,
     /// Whether the open turn has a frame other than a compaction's.
@@ -242,8 +243,8 @@ struct Model {
 }
 
 impl Model {
-    fn new() -> Self {
-        Self { next: 1, ..Self::default() }
+    fn new(fah: String) -> Self {
+        Self { fah, next: 1, ..Self::default() }
     }
 
     /// Opens a turn if none is open.
@@ -340,15 +341,15 @@ fn fits(value: u64) -> bool {
 /// Makes `call` on the writer and checks it against the model.
 fn step(w: &mut Writer<Vec<u8>>, m: &mut Model, mode: ArgsMode, call: &Call, lines: &mut Vec<String>) {
     let (got, expect) = match call {
-        Call::Header { fah, session } => {
+        Call::Header { session } => {
             let expect = if m.header {
                 Expect::Nothing
             } else {
                 m.header = true;
                 let hep = PROTOCOL_VERSION.to_owned();
-                Expect::Emits(Frame::HepHeader(HepHeader { hep, fah: fah.clone(), session: session.clone() }))
+                Expect::Emits(Frame::HepHeader(HepHeader { hep, fah: m.fah.clone(), session: session.clone() }))
             };
-            (w.header(fah, session), expect)
+            (w.header(session), expect)
         }
         Call::AgentStart => {
             let expect = if m.agent_started {
@@ -559,15 +560,15 @@ fn tidy(m: &Model, call: &Call) -> Option<Vec<Call>> {
 pub fn check(data: &[u8]) {
     let Ok(session) = Session::arbitrary_take_rest(Unstructured::new(data)) else { return };
     let mode = if session.full_args { ArgsMode::Full } else { ArgsMode::Summary };
-    let mut w = Writer::new(Vec::new(), mode);
-    let mut m = Model::new();
+    let mut w = Writer::new(Vec::new(), session.fah.clone(), mode);
+    let mut m = Model::new(session.fah.clone());
     let mut lines = Vec::new();
     let mut make = |w: &mut Writer<Vec<u8>>, m: &mut Model, call: &Call| {
         step(w, m, mode, call, &mut lines);
         assert_eq!(w.emitter().current_turn_id(), m.open.unwrap_or(m.next - 1), "current_turn_id after {call:?}");
     };
     if session.tidy {
-        make(&mut w, &mut m, &Call::Header { fah: session.fah.clone(), session: session.session.clone() });
+        make(&mut w, &mut m, &Call::Header { session: session.session.clone() });
         make(&mut w, &mut m, &Call::AgentStart);
     }
     for call in &session.calls {

@@ -262,7 +262,7 @@ pub(crate) fn run(opts: &Simulate) -> i32 {
     };
     let mode = if opts.full_args { ArgsMode::Full } else { ArgsMode::Summary };
     let mut sim = Sim {
-        em: Emitter::new(mode),
+        em: Emitter::new(env!("CARGO_PKG_VERSION"), mode),
         out: io::stdout().lock(),
         rng: opts.seed,
         speed: opts.speed.max(0.0),
@@ -270,7 +270,7 @@ pub(crate) fn run(opts: &Simulate) -> i32 {
         streaming: false,
     };
     let session = opts.session.clone().unwrap_or_else(|| format!("sim-{:04x}", opts.seed % 0x10000));
-    let outcome = sim.em.header(env!("CARGO_PKG_VERSION"), &session).map_err(Stop::from).and_then(|line| sim.put(line));
+    let outcome = sim.em.header(&session).map_err(Stop::from).and_then(|line| sim.put(line));
     // A signal that came after the last check still makes the exit code 130, as in the
     // reference, which exits 130 after any SIGINT or first SIGTERM.
     let outcome = outcome.and_then(|()| scenarios::play(&mut sim, opts.scenario)).and_then(|ending| {

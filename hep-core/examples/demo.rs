@@ -13,8 +13,8 @@ use std::time::Duration;
 /// The harness side: writes a three-round run to stdout, pausing like a real model would.
 fn emit() -> hep_core::Result<()> {
     let pause = || sleep(Duration::from_millis(40));
-    let mut w = Writer::new(io::stdout().lock(), ArgsMode::Summary);
-    w.header("1.2.3", "demo-7f3a")?;
+    let mut w = Writer::new(io::stdout().lock(), "1.2.3", ArgsMode::Summary);
+    w.header("demo-7f3a")?;
     w.compaction_start()?;
     w.compaction_end(4200)?;
     w.agent_start()?;

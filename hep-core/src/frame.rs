@@ -146,7 +146,8 @@ impl ToolLiveness {
 }
 
 /// The `tool_liveness.action` values of HEP v1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum LivenessAction {
     /// Periodic heartbeat of a running call.
     Heartbeat,
@@ -255,7 +256,7 @@ pub struct CompactionEnd {
 }
 
 /// A frame of a type this version does not know.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
 pub struct UnknownFrame {
     /// The frame's `type`.
     pub frame_type: String,

@@ -31,6 +31,7 @@ pub struct ToolOutcome<'a> {
 /// same call can be made again with valid values.
 #[derive(Debug, Clone)]
 pub struct Emitter {
+    fah: String,
     next_id: u64,
     open_id: Option<u64>,
     agent_started: bool,
@@ -39,9 +40,15 @@ pub struct Emitter {
 }
 
 impl Emitter {
-    /// A fresh emitter rendering tool arguments in `args_mode`.
-    pub fn new(args_mode: ArgsMode) -> Self {
-        Self { next_id: 1, open_id: None, agent_started: false, header_written: false, args_mode }
+    /// A fresh emitter for a harness of version `fah` (written in `hep_header.fah`),
+    /// rendering tool arguments in `args_mode`.
+    pub fn new(fah: impl Into<String>, args_mode: ArgsMode) -> Self {
+        Self { fah: fah.into(), next_id: 1, open_id: None, agent_started: false, header_written: false, args_mode }
+    }
+
+    /// The harness version written in `hep_header.fah`.
+    pub fn fah(&self) -> &str {
+        &self.fah
     }
 
     /// The current turn id: the open turn's, else the last allocated one (0 before any).
@@ -78,14 +85,15 @@ impl Emitter {
         Ok(line)
     }
 
-    /// `hep_header`, written once; later calls emit nothing.
-    pub fn header(&mut self, fah: &str, session: &str) -> Result<Option<String>> {
+    /// `hep_header` with the emitter's harness version and `session`, written once; later
+    /// calls emit nothing.
+    pub fn header(&mut self, session: &str) -> Result<Option<String>> {
         if self.header_written {
             return Ok(None);
         }
         self.header_written = true;
         let hep = crate::PROTOCOL_VERSION.to_owned();
-        Self::emit(Frame::HepHeader(HepHeader { hep, fah: fah.to_owned(), session: session.to_owned() }))
+        Self::emit(Frame::HepHeader(HepHeader { hep, fah: self.fah.clone(), session: session.to_owned() }))
     }
 
     /// `agent_start`: only the first call emits; it opens a turn.
@@ -210,12 +218,6 @@ impl Emitter {
     }
 }
 
-impl Default for Emitter {
-    fn default() -> Self {
-        Self::new(ArgsMode::default())
-    }
-}
-
 /// An [`Emitter`] writing each line, `\n`-terminated, to a sink and flushing it at once.
 #[derive(Debug)]
 pub struct Writer<W: Write> {
@@ -236,9 +238,10 @@ macro_rules! write_through {
 }
 
 impl<W: Write> Writer<W> {
-    /// A writer to `sink` rendering tool arguments in `args_mode`.
-    pub fn new(sink: W, args_mode: ArgsMode) -> Self {
-        Self { emitter: Emitter::new(args_mode), sink }
+    /// A writer to `sink` for a harness of version `fah`, rendering tool arguments in
+    /// `args_mode`.
+    pub fn new(sink: W, fah: impl Into<String>, args_mode: ArgsMode) -> Self {
+        Self { emitter: Emitter::new(fah, args_mode), sink }
     }
 
     /// The state machine behind the writer.
@@ -269,7 +272,7 @@ impl<W: Write> Writer<W> {
 
     write_through! {
         /// See [`Emitter::header`].
-        header(fah: &str, session: &str);
+        header(session: &str);
         /// See [`Emitter::agent_start`].
         agent_start();
         /// See [`Emitter::message_start`].
@@ -305,8 +308,8 @@ mod tests {
         // Found by the writer_session fuzz target: a turn_done refused for its usage still
         // closed the turn, so the retry went to the next turn id and the stream showed a
         // turn without a terminal frame.
-        let mut e = Emitter::default();
-        e.header("1", "s").unwrap();
+        let mut e = Emitter::new("1", ArgsMode::Summary);
+        e.header("s").unwrap();
         e.agent_start().unwrap();
         let usage = Usage { input: MAX_INT + 1, output: 0, cost: 0.0 };
         let err = e.turn_done("", &[], usage, "stop").unwrap_err();
@@ -318,7 +321,7 @@ mod tests {
         assert!(line.contains(r#""turn_id":1,"#), "{line}");
 
         // Nor does a refused call open a turn.
-        let mut e = Emitter::default();
+        let mut e = Emitter::new("1", ArgsMode::Summary);
         let late = e.liveness("c1", "bash", LivenessAction::Heartbeat, MAX_INT + 1, None, None);
         assert_eq!(late.unwrap_err().kind(), ErrorKind::Unencodable);
         assert_eq!(e.current_turn_id(), 0);

@@ -222,9 +222,9 @@ fn phrase(rng: &mut Rng) -> &'static str {
 /// arguments, partial output, heartbeats, results past the 2000-unit cap, compactions.
 fn realistic_run(seed: u64, rounds: u64) -> Vec<u8> {
     let mut rng = Rng(seed);
-    let mut w = Writer::new(Vec::new(), if seed % 2 == 0 { ArgsMode::Summary } else { ArgsMode::Full });
+    let mut w = Writer::new(Vec::new(), "1.2.3-test", if seed % 2 == 0 { ArgsMode::Summary } else { ArgsMode::Full });
     let write = |r: hep_core::Result<Option<String>>| assert!(r.is_ok(), "the writer refused a call: {r:?}");
-    write(w.header("1.2.3-test", &format!("session-{seed}")));
+    write(w.header(&format!("session-{seed}")));
     write(w.agent_start());
     for round in 1..=rounds {
         if round > 1 && rng.below(4) == 0 {

@@ -11,7 +11,7 @@ pub(crate) fn run(case: &Value) -> Res {
         Some(Some("full")) => ArgsMode::Full,
         Some(_) => return Err("`args_mode` must be \"summary\" or \"full\"".into()),
     };
-    let mut emitter = Emitter::new(mode);
+    let mut emitter = Emitter::new(get_str(case, "fah")?, mode);
     let mut lines = Vec::new();
     for (i, call) in get_array(case, "calls")?.iter().enumerate() {
         let name = get_str(call, "call").map_err(|e| format!("calls[{i}]: {e}"))?;
@@ -45,7 +45,7 @@ pub(crate) fn run(case: &Value) -> Res {
 /// Makes one call, returning the line it emitted.
 fn apply(em: &mut Emitter, name: &str, call: &Value) -> Res<Option<String>> {
     let emitted = match name {
-        "header" => em.header(get_str(call, "fah")?, get_str(call, "session")?),
+        "header" => em.header(get_str(call, "session")?),
         "agent_start" => em.agent_start(),
         "turn_start" => {
             em.turn_start();

@@ -215,7 +215,7 @@ fn pick<'a>(ids: &'a [String], index: &Index) -> Option<&'a str> {
 
 /// Plays `script` through a fresh [`Writer`], returning the output and the expected run.
 pub(crate) fn play(script: &Script) -> Result<Played, TestCaseError> {
-    let mut w = Writer::new(Vec::new(), script.mode);
+    let mut w = Writer::new(Vec::new(), script.fah.clone(), script.mode);
     let mut lines = Vec::new();
     let mut turns: Vec<TurnExpect> = Vec::new();
     let mut usage = Usage::default();
@@ -226,7 +226,7 @@ pub(crate) fn play(script: &Script) -> Result<Played, TestCaseError> {
         let mut turn = TurnExpect::new(turn_id);
         turn.compactions = std::mem::take(&mut carry);
         if i == 0 {
-            put(&mut lines, w.header(&script.fah, &script.session), true)?;
+            put(&mut lines, w.header(&script.session), true)?;
         }
         if let Some(tokens) = round.pre {
             put(&mut lines, w.compaction_start(), true)?;
@@ -240,7 +240,7 @@ pub(crate) fn play(script: &Script) -> Result<Played, TestCaseError> {
         for step in &round.steps {
             match step {
                 Step::TurnStart => w.turn_start(),
-                Step::HeaderAgain => put(&mut lines, w.header(&script.fah, &script.session), false)?,
+                Step::HeaderAgain => put(&mut lines, w.header(&script.session), false)?,
                 Step::AgentStartAgain => put(&mut lines, w.agent_start(), false)?,
                 Step::MessageStart(role) => {
                     let role = role.as_deref().unwrap_or("assistant");

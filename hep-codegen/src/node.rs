@@ -1,0 +1,9 @@
+//! The node binding's generated files.
+
+use crate::Generated;
+use crate::model::Model;
+
+/// The files of the node binding.
+pub(crate) fn files(_model: &Model) -> Vec<Generated> {
+    Vec::new()
+}
