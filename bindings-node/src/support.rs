@@ -114,7 +114,7 @@ pub fn exit_code_for_signal(env: Env, signal: i32) -> napi::Result<i32> {
 /// `text` with terminal-driving characters turned into visible escapes.
 #[napi(catch_unwind)]
 pub fn sanitize(env: Env, text: String) -> napi::Result<String> {
-    boundary(&env, || Ok(hep_core::display::sanitize(&text).into_owned()))
+    boundary(&env, || Ok(hep_core::sanitize::sanitize(&text).into_owned()))
 }
 
 /// The JSON Schema of the frames.

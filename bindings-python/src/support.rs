@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 /// `text` with terminal-driving characters turned into visible escapes.
 #[pyfunction]
 fn sanitize(text: &str) -> PyResult<String> {
-    guard(|| Ok(hep_core::display::sanitize(text).into_owned()))
+    guard(|| Ok(hep_core::sanitize::sanitize(text).into_owned()))
 }
 
 /// `text` capped at `limit` UTF-16 units with the `…(+N chars)` suffix.

@@ -1,6 +1,6 @@
 //! `hep encode`: frames as JSON objects in, their exact canonical bytes out.
 
-use hep_core::display::sanitize;
+use hep_core::sanitize::sanitize;
 use std::io::{self, BufRead, Write};
 
 /// Reads stdin line by line; prints each frame canonically. Errors name the line and go to

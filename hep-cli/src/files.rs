@@ -4,7 +4,7 @@ use crate::args::{Cat, Format, Validate};
 use crate::render::Renderer;
 use crate::report;
 use crate::style::Style;
-use hep_core::display::sanitize;
+use hep_core::sanitize::sanitize;
 use hep_core::{Event, RunResult, Stream, StreamOptions};
 use std::fs::File;
 use std::io::{self, Read};

@@ -5,7 +5,7 @@
 
 use crate::report;
 use hep_core::Event;
-use hep_core::display::sanitize_json;
+use hep_core::sanitize::sanitize_json;
 use hep_core::supervise::SignalStep;
 use hep_process::Update;
 use serde_json::{Value, json};

@@ -3,7 +3,7 @@
 
 use crate::say;
 use crate::style::Style;
-use hep_core::display::{sanitize, sanitize_json};
+use hep_core::sanitize::{sanitize, sanitize_json};
 use hep_core::{Error, Event, RunResult, Severity, Violation};
 use serde_json::{Value, json};
 

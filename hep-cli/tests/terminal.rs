@@ -16,7 +16,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
 
-/// The payload, as the views show it (`hep_core::display::sanitize`).
+/// The payload, as the views show it (`hep_core::sanitize::sanitize`).
 const SHOWN: &str = r"\x1b[2J\x1b]0;title\x07\x1b]52;c;aGk=\x07\x9b31m\x9d0;t\x07\x08\x0d\x7f\u{202e}\u{2066}\u{2067}\u{2068}\u{2069}\x00|";
 /// The payload as violation messages quote it (debug escapes, already safe).
 const QUOTED: &str = r"\u{1b}[2J\u{1b}]0;title\u{7}\u{1b}]52;c;aGk=\u{7}\u{9b}31m\u{9d}0;t\u{7}\u{8}\r\u{7f}\u{202e}\u{2066}\u{2067}\u{2068}\u{2069}\0|";

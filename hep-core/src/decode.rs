@@ -7,7 +7,7 @@
 use crate::error::{Error, ErrorKind, Result, clip};
 use crate::frame::*;
 use crate::json::{self, Member, Val};
-use crate::shaped::decode_shaped;
+use crate::fast_decode::decode_shaped;
 use std::borrow::Cow;
 
 /// Decodes one line (without its `\n`) into a frame. Errors carry the column; the caller

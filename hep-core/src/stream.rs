@@ -104,11 +104,6 @@ impl Stream {
         }
     }
 
-    /// The options the stream reads with.
-    pub fn options(&self) -> &StreamOptions {
-        &self.options
-    }
-
     /// The run as reduced so far.
     pub fn run(&self) -> &Run {
         &self.run
@@ -128,16 +123,6 @@ impl Stream {
     /// The lines skipped so far, as errors: the first [`Limits::max_reports`].
     pub fn skipped(&self) -> &[Error] {
         &self.skipped
-    }
-
-    /// Violations found so far, including those not kept.
-    pub fn violation_count(&self) -> u64 {
-        self.violation_count
-    }
-
-    /// Lines skipped so far, including those not kept.
-    pub fn skipped_count(&self) -> u64 {
-        self.skipped_count
     }
 
     /// Feeds `bytes`, returning the events they complete.

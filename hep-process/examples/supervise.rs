@@ -8,7 +8,7 @@
 //! cargo run -p hep-process --example supervise -- target/debug/hep simulate --scenario tools
 //! ```
 
-use hep_process::hep_core::display::sanitize;
+use hep_process::hep_core::sanitize::sanitize;
 use hep_process::hep_core::{Event, Frame};
 use hep_process::{Canceller, Command, Update};
 use std::io::Write;

@@ -7,13 +7,15 @@ use hep_core::run::{Limits, ToolCall, Turn};
 use hep_core::{Event, Stream, StreamOptions, Terminal, Usage};
 use serde_json::{Map, Value, json};
 
-/// The keys `expect` may hold; list-valued ones are matched entry by entry.
-pub(crate) const EXPECT_KEYS: [&str; 13] = [
+/// The keys `expect` may hold; list-valued ones are matched entry by entry (but `reasons`,
+/// a list of strings matched whole).
+pub(crate) const EXPECT_KEYS: [&str; 14] = [
     "frames",
     "violations",
     "skipped",
     "halted",
     "verdict",
+    "reasons",
     "conforms",
     "answer",
     "usage",
@@ -56,6 +58,7 @@ pub(crate) fn check_expect(expect: &Value, whole: &Value) -> Res {
         let got = whole.get(key).unwrap_or(&Value::Null);
         let checked = match (want, got) {
             _ if !EXPECT_KEYS.contains(&key.as_str()) => Err(format!("unknown `expect` key `{key}`")),
+            _ if key == "reasons" => same_json("`reasons`", want, got),
             (Value::Array(want), Value::Array(got)) => entries(key, want, got),
             _ => same_json(&format!("`{key}`"), want, got),
         };
@@ -180,6 +183,7 @@ pub(crate) fn outcome(chunks: &[&[u8]], options: StreamOptions, exit_code: Optio
         "skipped": skipped,
         "halted": halted,
         "verdict": result.verdict.as_str(),
+        "reasons": result.reasons,
         "conforms": result.conforms,
         "answer": result.run.answer,
         "usage": usage(&result.run.usage),
