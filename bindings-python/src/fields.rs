@@ -1,13 +1,12 @@
-//! How each kind of frame field crosses the boundary, both ways.
+//! How a field of a frame or record crosses the boundary, both ways: the [`Field`] trait for
+//! the plain types, options and lists (the records implement it in `records.rs`), keyword
+//! arguments read as fields, and the `repr` of a list of fields.
 
-use crate::untrack::untrack;
-use crate::values::{PyToolResult, PyUsage, usage_from};
-use hep_core::{ToolResult, Usage};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-/// A frame field type: to Python, from Python, and what a missing keyword means.
+/// A field type: to Python, from Python, and what a missing keyword means.
 pub(crate) trait Field: Sized {
     fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>>;
     fn from_py(ob: &Bound<'_, PyAny>) -> PyResult<Self>;
@@ -46,6 +45,20 @@ impl<T: Field> Field for Option<T> {
     }
 }
 
+/// A list field: a new Python list on each conversion; any iterable from Python.
+impl<T: Field> Field for Vec<T> {
+    fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let list = PyList::empty(py);
+        for item in self {
+            list.append(item.to_py(py)?)?;
+        }
+        Ok(list.into_any().unbind())
+    }
+    fn from_py(ob: &Bound<'_, PyAny>) -> PyResult<Self> {
+        ob.try_iter()?.map(|item| T::from_py(&item?)).collect()
+    }
+}
+
 /// `ob` as a dict: itself when it is one, a copy when it is another mapping (it has `keys`).
 pub(crate) fn as_dict<'py>(ob: &Bound<'py, PyAny>, refusal: &str) -> PyResult<Bound<'py, PyDict>> {
     if let Ok(dict) = ob.cast::<PyDict>() {
@@ -65,46 +78,22 @@ pub(crate) fn take<T: Field>(kwargs: Option<&Bound<'_, PyDict>>, name: &str) -> 
     }
 }
 
-impl Field for Usage {
-    fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(untrack(Bound::new(py, PyUsage(*self))?).into_any().unbind())
-    }
-    fn from_py(ob: &Bound<'_, PyAny>) -> PyResult<Self> {
-        if let Ok(usage) = ob.cast::<PyUsage>() {
-            return Ok(usage.get().0);
+/// Refuses keyword arguments that are not among `fields` of the class `class`.
+pub(crate) fn refuse_unknown(kwargs: Option<&Bound<'_, PyDict>>, class: &str, fields: &[&str]) -> PyResult<()> {
+    for key in kwargs.into_iter().flat_map(|k| k.keys()) {
+        let key: String = key.extract()?;
+        if !fields.contains(&key.as_str()) {
+            return Err(PyTypeError::new_err(format!("{class}() got an unexpected keyword argument '{key}'")));
         }
-        usage_from(Some(&as_dict(ob, "usage must be a hep.Usage or a mapping")?))
     }
+    Ok(())
 }
 
-impl Field for ToolResult {
-    fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(untrack(Bound::new(py, PyToolResult(self.clone()))?).into_any().unbind())
+/// `Name(field=repr, ...)`, with Python's `repr` of each value.
+pub(crate) fn repr_of(py: Python<'_>, name: &str, fields: &[(&str, Py<PyAny>)]) -> PyResult<String> {
+    let mut parts = Vec::with_capacity(fields.len());
+    for (field, value) in fields {
+        parts.push(format!("{field}={}", value.bind(py).repr()?));
     }
-    fn from_py(ob: &Bound<'_, PyAny>) -> PyResult<Self> {
-        if let Ok(result) = ob.cast::<PyToolResult>() {
-            return Ok(result.get().0.clone());
-        }
-        let dict = as_dict(ob, "a tool result must be a hep.ToolResult or a mapping")?;
-        let dict = Some(&dict);
-        Ok(ToolResult {
-            id: take(dict, "id")?,
-            name: take(dict, "name")?,
-            ok: take(dict, "ok")?,
-            text: take(dict, "text")?,
-        })
-    }
-}
-
-impl Field for Vec<ToolResult> {
-    fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let list = PyList::empty(py);
-        for r in self {
-            list.append(r.to_py(py)?)?;
-        }
-        Ok(list.into_any().unbind())
-    }
-    fn from_py(ob: &Bound<'_, PyAny>) -> PyResult<Self> {
-        ob.try_iter()?.map(|item| ToolResult::from_py(&item?)).collect()
-    }
+    Ok(format!("{name}({})", parts.join(", ")))
 }

@@ -2,18 +2,21 @@
 //! in hep-core, the I/O in the pure-Python package `hep`.
 
 mod args;
+mod boundary;
+mod bounds;
 mod convert;
 mod errors;
 mod fields;
+mod frame_model;
 mod frames;
-mod guard;
 mod limits;
+mod records;
 mod result;
+mod sanitize;
+mod schema;
 mod stream;
 mod supervise;
-mod support;
 mod untrack;
-mod values;
 mod writer;
 
 use pyo3::prelude::*;
@@ -30,16 +33,19 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[pymodule]
 fn _hep(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("PROTOCOL_VERSION", hep_core::PROTOCOL_VERSION)?;
     errors::register(m)?;
-    frames::register(m)?;
-    m.add_class::<values::PyUsage>()?;
-    m.add_class::<values::PyToolResult>()?;
+    frame_model::register_records(m)?;
+    frame_model::register_frames(m)?;
     m.add_class::<limits::PyLimits>()?;
     m.add_class::<stream::PyStream>()?;
     m.add_class::<result::PyRunResult>()?;
     m.add_class::<writer::PyWriter>()?;
     m.add_function(wrap_pyfunction!(stream::parse_line, m)?)?;
     m.add_function(wrap_pyfunction!(stream::encode, m)?)?;
-    supervise::register(m)?;
-    support::register(m)
+    bounds::register(m)?;
+    sanitize::register(m)?;
+    schema::register(m)?;
+    supervise::register(m)
 }

@@ -1,7 +1,7 @@
 //! `hep.Limits`: the core's retention caps ([`Limits`]), given to a stream as `limits=`.
 
-use crate::guard::guard;
-use crate::values::repr_of;
+use crate::boundary::guard;
+use crate::fields::{refuse_unknown, repr_of};
 use hep_core::run::Limits;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -47,7 +47,7 @@ impl PyLimits {
     fn new(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         guard(|| {
             let names: Vec<&str> = FIELDS.iter().map(|(name, ..)| *name).collect();
-            crate::frames::refuse_unknown(kwargs, "Limits", &names)?;
+            refuse_unknown(kwargs, "Limits", &names)?;
             let mut limits = Limits::default();
             for (name, _, set) in FIELDS {
                 if let Some(value) = kwargs.map(|k| k.get_item(name)).transpose()?.flatten() {

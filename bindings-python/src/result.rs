@@ -1,8 +1,8 @@
 //! `hep._hep.RunResult`: the core result, converted to Python only where it is read.
 
+use crate::boundary::guard;
 use crate::convert::to_py_data;
 use crate::fields::Field;
-use crate::guard::guard;
 use hep_core::RunResult;
 use pyo3::prelude::*;
 

@@ -1,9 +1,9 @@
 //! `hep._hep.Stream` (the core stream), `parse_line` and `encode`.
 
+use crate::boundary::guard;
 use crate::convert::to_py_data;
 use crate::errors::{check, to_py};
-use crate::frames::{frame_from_py, frame_to_py};
-use crate::guard::guard;
+use crate::frame_model::{frame_from_py, frame_to_py};
 use crate::limits::PyLimits;
 use crate::result::PyRunResult;
 use hep_core::lines::DEFAULT_MAX_LINE;

@@ -3,10 +3,10 @@
 //! seconds (`float`, kept to the microsecond), a child's end is a `Popen.returncode` (or
 //! `None`: unknown), and events become the package's frame, `Violation`, `SkippedLine` and `HepError` objects.
 
+use crate::boundary::guard;
 use crate::convert::to_py_data;
 use crate::errors::to_py;
-use crate::frames::frame_to_py;
-use crate::guard::guard;
+use crate::frame_model::frame_to_py;
 use crate::limits::PyLimits;
 use crate::result::PyRunResult;
 use crate::stream::with_bytes;
@@ -134,7 +134,7 @@ impl PyAction {
         guard(|| {
             let kind = self.kind().into_pyobject(py)?.into_any().unbind();
             match &self.0 {
-                Action::Signal(_) => crate::values::repr_of(
+                Action::Signal(_) => crate::fields::repr_of(
                     py,
                     "SupervisorAction",
                     &[
@@ -144,7 +144,7 @@ impl PyAction {
                         ("next", self.next(py)?.into_pyobject(py)?.unbind()),
                     ],
                 ),
-                _ => crate::values::repr_of(py, "SupervisorAction", &[("kind", kind)]),
+                _ => crate::fields::repr_of(py, "SupervisorAction", &[("kind", kind)]),
             }
         })
     }
@@ -419,13 +419,21 @@ impl PySupervisor {
     }
 }
 
+/// Adds `Supervisor`, `SupervisorAction` and the supervision constants (the default graces,
+/// drain and caps, and a harness's exit codes) to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySupervisor>()?;
     m.add_class::<PyAction>()?;
+    m.add("INTERRUPT_GRACE", supervise::INTERRUPT_GRACE.as_secs_f64())?;
+    m.add("TERMINATE_GRACE", supervise::TERMINATE_GRACE.as_secs_f64())?;
     m.add("DRAIN_AFTER_EXIT", supervise::DRAIN_AFTER_EXIT.as_secs_f64())?;
+    m.add("STDERR_TAIL_BYTES", STDERR_TAIL_BYTES)?;
     m.add("MAX_STDERR_LINE", MAX_STDERR_LINE)?;
     m.add("PAUSE_AT_BYTES", PAUSE_AT_BYTES)?;
     m.add("MIN_DROP_AT_BYTES", MIN_DROP_AT_BYTES)?;
+    m.add("EXIT_OK", supervise::EXIT_OK)?;
+    m.add("EXIT_FAILED", supervise::EXIT_FAILED)?;
+    m.add("EXIT_CANCELLED", supervise::EXIT_CANCELLED)?;
     Ok(())
 }
 

@@ -2,9 +2,9 @@
 //! binary file (and flushed) or handed to a callable, in one call per line.
 
 use crate::args::{args_mode, args_to_core};
+use crate::boundary::guard;
 use crate::errors::check;
 use crate::fields::Field;
-use crate::guard::guard;
 use hep_core::writer::{Emitter, ToolOutcome};
 use hep_core::{LivenessAction, Result as CoreResult, ToolResult, Usage};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -40,14 +40,16 @@ impl Sink {
         Err(PyTypeError::new_err("out must be a text or binary file, or a callable taking each line"))
     }
 
-    fn put(&self, py: Python<'_>, line: &str) -> PyResult<Py<PyString>> {
-        let text = PyString::new(py, line);
+    /// Writes `line` and its `\n` in one call (flushing a file), and returns `line`.
+    fn put(&self, py: Python<'_>, mut line: String) -> PyResult<Py<PyString>> {
+        let returned = PyString::new(py, &line);
+        line.push('\n');
         match self {
             Self::Call(call) => {
-                call.call1(py, (&text,))?;
+                call.call1(py, (PyString::new(py, &line),))?;
             }
             Self::Text { write, flush } => {
-                write.call1(py, (&text,))?;
+                write.call1(py, (PyString::new(py, &line),))?;
                 flush.call0(py)?;
             }
             Self::Binary { write, flush } => {
@@ -55,7 +57,7 @@ impl Sink {
                 flush.call0(py)?;
             }
         }
-        Ok(text.unbind())
+        Ok(returned.unbind())
     }
 
     fn objects(&self) -> Vec<&Py<PyAny>> {
@@ -67,8 +69,8 @@ impl Sink {
 }
 
 /// Writes byte-exact HEP lines to `out`: a text or binary file (each line flushed), or a
-/// callable given each line. Every method returns the line it wrote, newline included, or
-/// `None` when the protocol says the call writes nothing.
+/// callable given each line, each with its `\n`. Every method returns the line it wrote,
+/// without the `\n` (docs/api.md), or `None` when the protocol says the call writes nothing.
 #[pyclass(module = "hep", name = "Writer")]
 pub(crate) struct PyWriter {
     emitter: Emitter,
@@ -78,12 +80,12 @@ pub(crate) struct PyWriter {
 /// What each method returns: the line written, or `None`.
 type Written = PyResult<Option<Py<PyString>>>;
 
-/// Writes the line an emitter call produced (if any), with its newline, to `sink`.
+/// Writes the line an emitter call produced (if any), with its `\n`, to `sink`; returns it
+/// without.
 fn put(py: Python<'_>, sink: &Option<Sink>, line: CoreResult<Option<String>>) -> Written {
-    let Some(mut line) = check(py, line)? else { return Ok(None) };
-    line.push('\n');
+    let Some(line) = check(py, line)? else { return Ok(None) };
     let sink = sink.as_ref().ok_or_else(|| PyValueError::new_err("the writer's output was cleared"))?;
-    sink.put(py, &line).map(Some)
+    sink.put(py, line).map(Some)
 }
 
 #[pymethods]
@@ -163,9 +165,8 @@ impl PyWriter {
     ) -> Written {
         guard(|| {
             let action = LivenessAction::parse(action).ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "action must be heartbeat, cancel_retry, background_convert, escalate or advisory, not {action:?}"
-                ))
+                let known: Vec<&str> = LivenessAction::ALL.iter().map(|a| a.as_str()).collect();
+                PyValueError::new_err(format!("action must be one of {}, not {action:?}", known.join(", ")))
             })?;
             put(py, &self.sink, self.emitter.liveness(id, name, action, elapsed_ms, output_bytes, detail))
         })

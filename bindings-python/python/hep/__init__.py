@@ -6,6 +6,7 @@ this package adds Python types and I/O: `Stream` and `read` to read, `Writer` to
 supervision policy, which is public for those who write their own driver).
 """
 
+from ._frames import __all__ as __all__  # the frame model's classes (generated); copied below
 from ._hep import (
     DRAIN_AFTER_EXIT,
     EXIT_CANCELLED,
@@ -19,39 +20,24 @@ from ._hep import (
     STDERR_TAIL_BYTES,
     TERMINATE_GRACE,
     TOOL_RESULT_CAP,
-    AgentStart,
-    Cancelled,
-    CompactionEnd,
-    CompactionStart,
     DuplicateFieldError,
     HepError,
-    HepHeader,
     HepIOError,
     InvalidUtf8Error,
     JsonSyntaxError,
     Limits,
     LineTooLongError,
-    MessageDelta,
-    MessageStart,
     MissingFieldError,
     NotAnObjectError,
     OutOfRangeError,
     ProtocolViolationError,
     Supervisor,
     SupervisorAction,
-    ToolDelta,
-    ToolLiveness,
-    ToolResult,
-    ToolStart,
     TooDeepError,
     TrailingCharactersError,
     TruncatedError,
-    TurnDone,
-    TurnError,
     UnencodableError,
-    UnknownFrame,
     UnsupportedVersionError,
-    Usage,
     WrongTypeError,
     Writer,
     __version__,
@@ -61,6 +47,8 @@ from ._hep import (
     sanitize,
 )
 from ._bounds import args_full, args_summary, cap, utf16_len
+from ._frames import *  # noqa: F403 - the frame model's classes, generated (`_frames.__all__`)
+from ._frames import Frame
 from ._process import AsyncRun, Run, aspawn, spawn
 from ._result import (
     CancelReason,
@@ -77,9 +65,10 @@ from ._result import (
     Verdict,
     Violation,
 )
-from ._stream import Frame, Stream, read
+from ._stream import Stream, read
 
-__all__ = [
+__all__ = list(__all__)  # a copy: `hep._frames.__all__` stays as it is
+__all__.extend([
     "DRAIN_AFTER_EXIT",
     "EXIT_CANCELLED",
     "EXIT_FAILED",
@@ -92,24 +81,17 @@ __all__ = [
     "STDERR_TAIL_BYTES",
     "TERMINATE_GRACE",
     "TOOL_RESULT_CAP",
-    "AgentStart",
     "AsyncRun",
     "CancelReason",
-    "Cancelled",
-    "CompactionEnd",
-    "CompactionStart",
     "DuplicateFieldError",
     "Frame",
     "HepError",
-    "HepHeader",
     "HepIOError",
     "InvalidUtf8Error",
     "JsonSyntaxError",
     "Limits",
     "LineTooLongError",
     "Liveness",
-    "MessageDelta",
-    "MessageStart",
     "MissingFieldError",
     "NotAnObjectError",
     "OutOfRangeError",
@@ -125,21 +107,13 @@ __all__ = [
     "Supervisor",
     "SupervisorAction",
     "ToolCall",
-    "ToolDelta",
-    "ToolLiveness",
-    "ToolResult",
-    "ToolStart",
     "ToolStatus",
     "TooDeepError",
     "TrailingCharactersError",
     "TruncatedError",
     "Turn",
-    "TurnDone",
-    "TurnError",
     "UnencodableError",
-    "UnknownFrame",
     "UnsupportedVersionError",
-    "Usage",
     "Verdict",
     "Violation",
     "Writer",
@@ -156,4 +130,4 @@ __all__ = [
     "sanitize",
     "spawn",
     "utf16_len",
-]
+])

@@ -1,22 +1,24 @@
 """Type stubs of `hep._hep`, the compiled core (pyo3; see bindings-python/src).
 
-Frames, `Usage` and `ToolResult` are frozen: every field is a read-only property, and
-equality compares the protocol values (they are not hashable). Instances cannot be
-subclassed. Integer fields are non-negative (a negative one raises `OverflowError`), and a
-stream carries at most 2**53 - 1.
+The classes of the frame model (the frames, `UnknownFrame`, `Usage`, `ToolResult`) are
+defined here too; their stubs are generated from hep-core's frame model into `_frames.pyi`
+(`make codegen`) and imported below.
 """
 
 from signal import Signals as _Signals
 from typing import IO, Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
-from typing_extensions import Final, Literal, NotRequired, TypeAlias, TypedDict, final
+from typing_extensions import Final, Literal, TypeAlias, final
 
+from ._frames import *
+from ._frames import Frame as _Frame
+from ._frames import __all__ as __all__
 from ._result import RunResult as _PyRunResult
 from ._result import SkippedLine as _SkippedLine
 from ._result import Verdict as _Verdict
 from ._result import Violation as _Violation
 
-__all__ = [
+__all__ += [
     "HepError",
     "JsonSyntaxError",
     "InvalidUtf8Error",
@@ -33,21 +35,6 @@ __all__ = [
     "ProtocolViolationError",
     "UnencodableError",
     "HepIOError",
-    "HepHeader",
-    "AgentStart",
-    "MessageStart",
-    "MessageDelta",
-    "ToolStart",
-    "ToolDelta",
-    "ToolLiveness",
-    "TurnDone",
-    "TurnError",
-    "Cancelled",
-    "CompactionStart",
-    "CompactionEnd",
-    "UnknownFrame",
-    "Usage",
-    "ToolResult",
     "Limits",
     "Stream",
     "RunResult",
@@ -74,111 +61,13 @@ __all__ = [
     "EXIT_FAILED",
     "EXIT_CANCELLED",
     "TOOL_RESULT_CAP",
-]
+]  # after the frame model's classes (`_frames.__all__`)
 
 # ---------------------------------------------------------------------------------------
 # Helper types (stub-only; they do not exist at runtime)
 
 _Bytes: TypeAlias = Union[str, bytes, bytearray, memoryview]
 """What `parse_line` and `Stream.feed` accept: text (encoded as UTF-8) or bytes."""
-
-_Frame: TypeAlias = Union[
-    HepHeader,
-    AgentStart,
-    MessageStart,
-    MessageDelta,
-    ToolStart,
-    ToolDelta,
-    ToolLiveness,
-    TurnDone,
-    TurnError,
-    Cancelled,
-    CompactionStart,
-    CompactionEnd,
-    UnknownFrame,
-]
-"""Every frame class (`hep.Frame` is the same union)."""
-
-class _UsageDict(TypedDict):
-    input: int
-    output: int
-    cost: float
-
-class _ToolResultDict(TypedDict):
-    id: str
-    name: str
-    ok: bool
-    text: str
-
-class _HepHeaderDict(TypedDict):
-    type: Literal["hep_header"]
-    hep: str
-    fah: str
-    session: str
-
-class _AgentStartDict(TypedDict):
-    type: Literal["agent_start"]
-    turn_id: int
-
-class _MessageStartDict(TypedDict):
-    type: Literal["message_start"]
-    turn_id: int
-    role: str
-
-class _MessageDeltaDict(TypedDict):
-    type: Literal["message_delta"]
-    turn_id: int
-    delta: str
-
-class _ToolStartDict(TypedDict):
-    type: Literal["tool_start"]
-    turn_id: int
-    id: str
-    name: str
-    args_summary: str
-
-class _ToolDeltaDict(TypedDict):
-    type: Literal["tool_delta"]
-    turn_id: int
-    id: str
-    update: str
-
-class _ToolLivenessDict(TypedDict):
-    type: Literal["tool_liveness"]
-    turn_id: int
-    id: str
-    name: str
-    action: str
-    elapsed_ms: int
-    output_bytes: NotRequired[int]
-    detail: NotRequired[str]
-
-class _TurnDoneDict(TypedDict):
-    type: Literal["turn_done"]
-    turn_id: int
-    message: str
-    tool_results: List[_ToolResultDict]
-    usage: _UsageDict
-    stop_reason: str
-
-class _TurnErrorDict(TypedDict):
-    type: Literal["turn_error"]
-    turn_id: int
-    error: str
-    fatal: bool
-
-class _CancelledDict(TypedDict):
-    type: Literal["cancelled"]
-    turn_id: int
-
-class _CompactionStartDict(TypedDict):
-    type: Literal["compaction_start"]
-    turn_id: int
-
-class _CompactionEndDict(TypedDict):
-    type: Literal["compaction_end"]
-    turn_id: int
-    tokens_freed: int
 
 # ---------------------------------------------------------------------------------------
 # Constants
@@ -278,43 +167,6 @@ class HepIOError(HepError):
     kind: Literal["io"]
 
 # ---------------------------------------------------------------------------------------
-# The records inside `turn_done`
-
-@final
-class Usage:
-    """`turn_done.usage`: token counts and cost in dollars."""
-
-    __match_args__: ClassVar[Tuple[Literal["input"], Literal["output"], Literal["cost"]]]
-    __hash__: ClassVar[None]  # type: ignore[assignment]
-    def __new__(cls, *, input: int, output: int, cost: float) -> Usage: ...
-    @property
-    def input(self) -> int: ...
-    @property
-    def output(self) -> int: ...
-    @property
-    def cost(self) -> float: ...
-    def to_dict(self) -> _UsageDict: ...
-    def __eq__(self, other: object, /) -> bool: ...
-
-@final
-class ToolResult:
-    """One entry of `turn_done.tool_results`."""
-
-    __match_args__: ClassVar[Tuple[Literal["id"], Literal["name"], Literal["ok"], Literal["text"]]]
-    __hash__: ClassVar[None]  # type: ignore[assignment]
-    def __new__(cls, *, id: str, name: str, ok: bool, text: str) -> ToolResult: ...
-    @property
-    def id(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def ok(self) -> bool: ...
-    @property
-    def text(self) -> str: ...
-    def to_dict(self) -> _ToolResultDict: ...
-    def __eq__(self, other: object, /) -> bool: ...
-
-# ---------------------------------------------------------------------------------------
 # What a stream keeps
 
 @final
@@ -377,335 +229,6 @@ class Limits:
         """Compactions kept per turn (`Turn.compactions_dropped`)."""
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
-
-# ---------------------------------------------------------------------------------------
-# Frames: one frozen class per frame type. Each has the protocol's fields as properties,
-# `type` (the wire type), `raw` (the line it was read from, `None` when built in Python),
-# `line` (its 1-based line number in a stream, else `None`),
-# `to_json()` (the exact bytes the reference writes, no newline) and `to_dict()`.
-# Constructors take the fields as keyword arguments.
-
-@final
-class HepHeader:
-    __match_args__: ClassVar[Tuple[Literal["hep"], Literal["fah"], Literal["session"]]]
-    __hash__: ClassVar[None]  # type: ignore[assignment]
-    def __new__(cls, *, hep: str, fah: str, session: str) -> HepHeader: ...
-    @property
-    def hep(self) -> str: ...
-    @property
-    def fah(self) -> str: ...
-    @property
-    def session(self) -> str: ...
-    @property
-    def type(self) -> Literal["hep_header"]: ...
-    @property
-    def raw(self) -> Optional[str]: ...
-    @property
-    def line(self) -> Optional[int]:
-        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
-    def to_json(self) -> str: ...
-    def to_dict(self) -> _HepHeaderDict: ...
-    def __eq__(self, other: object, /) -> bool: ...
-
-@final
-class AgentStart:
-    __match_args__: ClassVar[Tuple[Literal["turn_id"]]]
-    __hash__: ClassVar[None]  # type: ignore[assignment]
-    def __new__(cls, *, turn_id: int) -> AgentStart: ...
-    @property
-    def turn_id(self) -> int: ...
-    @property
-    def type(self) -> Literal["agent_start"]: ...
-    @property
-    def raw(self) -> Optional[str]: ...
-    @property
-    def line(self) -> Optional[int]:
-        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
-    def to_json(self) -> str: ...
-    def to_dict(self) -> _AgentStartDict: ...
-    def __eq__(self, other: object, /) -> bool: ...
-
-@final
-class MessageStart:
-    __match_args__: ClassVar[Tuple[Literal["turn_id"], Literal["role"]]]
-    __hash__: ClassVar[None]  # type: ignore[assignment]
-    def __new__(cls, *, turn_id: int, role: str) -> MessageStart: ...
-    @property
-    def turn_id(self) -> int: ...
-    @property
-    def role(self) -> str: ...
-    @property
-    def type(self) -> Literal["message_start"]: ...
-    @property
-    def raw(self) -> Optional[str]: ...
-    @property
-    def line(self) -> Optional[int]:
-        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
-    def to_json(self) -> str: ...
-    def to_dict(self) -> _MessageStartDict: ...
-    def __eq__(self, other: object, /) -> bool: ...
-
-@final
-class MessageDelta:
-    __match_args__: ClassVar[Tuple[Literal["turn_id"], Literal["delta"]]]
-    __hash__: ClassVar[None]  # type: ignore[assignment]
-    def __new__(cls, *, turn_id: int, delta: str) -> MessageDelta: ...
-    @property
-    def turn_id(self) -> int: ...
-    @property
-    def delta(self) -> str: ...
-    @property
-    def type(self) -> Literal["message_delta"]: ...
-    @property
-    def raw(self) -> Optional[str]: ...
-    @property
-    def line(self) -> Optional[int]:
-        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
-    def to_json(self) -> str: ...
-    def to_dict(self) -> _MessageDeltaDict: ...
-    def __eq__(self, other: object, /) -> bool: ...
-
-@final
-class ToolStart:
-    __match_args__: ClassVar[Tuple[Literal["turn_id"], Literal["id"], Literal["name"], Literal["args_summary"]]]
-    __hash__: ClassVar[None]  # type: ignore[assignment]
-    def __new__(cls, *, turn_id: int, id: str, name: str, args_summary: str) -> ToolStart: ...
-    @property
-    def turn_id(self) -> int: ...
-    @property
-    def id(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def args_summary(self) -> str: ...
-    @property
-    def type(self) -> Literal["tool_start"]: ...
-    @property
-    def raw(self) -> Optional[str]: ...
-    @property
-    def line(self) -> Optional[int]:
-        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
-    def to_json(self) -> str: ...
-    def to_dict(self) -> _ToolStartDict: ...
-    def __eq__(self, other: object, /) -> bool: ...
-
-@final
-class ToolDelta:
-    __match_args__: ClassVar[Tuple[Literal["turn_id"], Literal["id"], Literal["update"]]]
-    __hash__: ClassVar[None]  # type: ignore[assignment]
-    def __new__(cls, *, turn_id: int, id: str, update: str) -> ToolDelta: ...
-    @property
-    def turn_id(self) -> int: ...
-    @property
-    def id(self) -> str: ...
-    @property
-    def update(self) -> str: ...
-    @property
-    def type(self) -> Literal["tool_delta"]: ...
-    @property
-    def raw(self) -> Optional[str]: ...
-    @property
-    def line(self) -> Optional[int]:
-        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
-    def to_json(self) -> str: ...
-    def to_dict(self) -> _ToolDeltaDict: ...
-    def __eq__(self, other: object, /) -> bool: ...
-
-@final
-class ToolLiveness:
-    __match_args__: ClassVar[
-        Tuple[
-            Literal["turn_id"],
-            Literal["id"],
-            Literal["name"],
-            Literal["action"],
-            Literal["elapsed_ms"],
-            Literal["output_bytes"],
-            Literal["detail"],
-        ]
-    ]
-    __hash__: ClassVar[None]  # type: ignore[assignment]
-    def __new__(
-        cls,
-        *,
-        turn_id: int,
-        id: str,
-        name: str,
-        action: str,
-        elapsed_ms: int,
-        output_bytes: Optional[int] = None,
-        detail: Optional[str] = None,
-    ) -> ToolLiveness: ...
-    @property
-    def turn_id(self) -> int: ...
-    @property
-    def id(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def action(self) -> str:
-        """`"heartbeat"` or a stuck-call follow-up: `"cancel_retry"`, `"background_convert"`,
-        `"escalate"`, `"advisory"` (a later v1 may add more)."""
-    @property
-    def elapsed_ms(self) -> int: ...
-    @property
-    def output_bytes(self) -> Optional[int]: ...
-    @property
-    def detail(self) -> Optional[str]: ...
-    @property
-    def type(self) -> Literal["tool_liveness"]: ...
-    @property
-    def raw(self) -> Optional[str]: ...
-    @property
-    def line(self) -> Optional[int]:
-        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
-    def to_json(self) -> str: ...
-    def to_dict(self) -> _ToolLivenessDict: ...
-    def __eq__(self, other: object, /) -> bool: ...
-
-@final
-class TurnDone:
-    __match_args__: ClassVar[
-        Tuple[
-            Literal["turn_id"],
-            Literal["message"],
-            Literal["tool_results"],
-            Literal["usage"],
-            Literal["stop_reason"],
-        ]
-    ]
-    __hash__: ClassVar[None]  # type: ignore[assignment]
-    def __new__(
-        cls,
-        *,
-        turn_id: int,
-        message: str,
-        tool_results: Iterable[Union[ToolResult, Dict[str, Any]]],
-        usage: Union[Usage, Dict[str, Any]],
-        stop_reason: str,
-    ) -> TurnDone: ...
-    @property
-    def turn_id(self) -> int: ...
-    @property
-    def message(self) -> str: ...
-    @property
-    def tool_results(self) -> List[ToolResult]:
-        """A new list on each access."""
-    @property
-    def usage(self) -> Usage: ...
-    @property
-    def stop_reason(self) -> str: ...
-    @property
-    def type(self) -> Literal["turn_done"]: ...
-    @property
-    def raw(self) -> Optional[str]: ...
-    @property
-    def line(self) -> Optional[int]:
-        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
-    def to_json(self) -> str: ...
-    def to_dict(self) -> _TurnDoneDict: ...
-    def __eq__(self, other: object, /) -> bool: ...
-
-@final
-class TurnError:
-    __match_args__: ClassVar[Tuple[Literal["turn_id"], Literal["error"], Literal["fatal"]]]
-    __hash__: ClassVar[None]  # type: ignore[assignment]
-    def __new__(cls, *, turn_id: int, error: str, fatal: bool) -> TurnError: ...
-    @property
-    def turn_id(self) -> int: ...
-    @property
-    def error(self) -> str: ...
-    @property
-    def fatal(self) -> bool: ...
-    @property
-    def type(self) -> Literal["turn_error"]: ...
-    @property
-    def raw(self) -> Optional[str]: ...
-    @property
-    def line(self) -> Optional[int]:
-        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
-    def to_json(self) -> str: ...
-    def to_dict(self) -> _TurnErrorDict: ...
-    def __eq__(self, other: object, /) -> bool: ...
-
-@final
-class Cancelled:
-    __match_args__: ClassVar[Tuple[Literal["turn_id"]]]
-    __hash__: ClassVar[None]  # type: ignore[assignment]
-    def __new__(cls, *, turn_id: int) -> Cancelled: ...
-    @property
-    def turn_id(self) -> int: ...
-    @property
-    def type(self) -> Literal["cancelled"]: ...
-    @property
-    def raw(self) -> Optional[str]: ...
-    @property
-    def line(self) -> Optional[int]:
-        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
-    def to_json(self) -> str: ...
-    def to_dict(self) -> _CancelledDict: ...
-    def __eq__(self, other: object, /) -> bool: ...
-
-@final
-class CompactionStart:
-    __match_args__: ClassVar[Tuple[Literal["turn_id"]]]
-    __hash__: ClassVar[None]  # type: ignore[assignment]
-    def __new__(cls, *, turn_id: int) -> CompactionStart: ...
-    @property
-    def turn_id(self) -> int: ...
-    @property
-    def type(self) -> Literal["compaction_start"]: ...
-    @property
-    def raw(self) -> Optional[str]: ...
-    @property
-    def line(self) -> Optional[int]:
-        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
-    def to_json(self) -> str: ...
-    def to_dict(self) -> _CompactionStartDict: ...
-    def __eq__(self, other: object, /) -> bool: ...
-
-@final
-class CompactionEnd:
-    __match_args__: ClassVar[Tuple[Literal["turn_id"], Literal["tokens_freed"]]]
-    __hash__: ClassVar[None]  # type: ignore[assignment]
-    def __new__(cls, *, turn_id: int, tokens_freed: int) -> CompactionEnd: ...
-    @property
-    def turn_id(self) -> int: ...
-    @property
-    def tokens_freed(self) -> int: ...
-    @property
-    def type(self) -> Literal["compaction_end"]: ...
-    @property
-    def raw(self) -> Optional[str]: ...
-    @property
-    def line(self) -> Optional[int]:
-        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
-    def to_json(self) -> str: ...
-    def to_dict(self) -> _CompactionEndDict: ...
-    def __eq__(self, other: object, /) -> bool: ...
-
-@final
-class UnknownFrame:
-    """A frame of a type this version does not know: kept, never an error. Only parsing
-    produces one (the class has no constructor)."""
-
-    __match_args__: ClassVar[Tuple[Literal["type"], Literal["turn_id"]]]
-    __hash__: ClassVar[None]  # type: ignore[assignment]
-    @property
-    def type(self) -> str: ...
-    @property
-    def turn_id(self) -> Optional[int]:
-        """The frame's `turn_id`, when it has a valid one."""
-    @property
-    def raw(self) -> str:
-        """The line, verbatim."""
-    @property
-    def line(self) -> Optional[int]:
-        """The 1-based line number in its stream (`None` for `parse_line` or a built frame)."""
-    def to_json(self) -> str:
-        """The line, verbatim (an unknown frame is written back unchanged)."""
-    def to_dict(self) -> Dict[str, Any]: ...
-    def __eq__(self, other: object, /) -> bool: ...
 
 # ---------------------------------------------------------------------------------------
 # Reading
@@ -793,13 +316,13 @@ _Output: TypeAlias = Union[IO[str], IO[bytes], Callable[[str], Any]]
 @final
 class Writer:
     """Writes byte-exact HEP lines to `out`: a text or binary file (each line flushed), or a
-    callable given each line. Every method returns the line it wrote, newline included, or
-    `None` when the protocol says the call writes nothing."""
+    callable given each line, each with its `\\n`. Every method returns the line it wrote,
+    without the `\\n`, or `None` when the protocol says the call writes nothing."""
 
     def __new__(cls, out: _Output, fah_version: str, tool_args: str = "summary") -> Writer:
         """`out`: a text file (`io.TextIOBase`), another object with `write` and `flush`
-        (given UTF-8 bytes), or a callable (else `TypeError`); `tool_args`: `"summary"` or
-        `"full"` (else `ValueError`)."""
+        (given UTF-8 bytes), or a callable (else `TypeError`); `fah_version`: the harness
+        version the header names; `tool_args`: `"summary"` or `"full"` (else `ValueError`)."""
     @property
     def turn_id(self) -> int:
         """The open turn's id, else the last allocated one (0 before any)."""
@@ -829,8 +352,8 @@ class Writer:
         output_bytes: Optional[int] = None,
         detail: Optional[str] = None,
     ) -> Optional[str]:
-        """`tool_liveness`. `action`: `"heartbeat"`, `"cancel_retry"`, `"background_convert"`,
-        `"escalate"` or `"advisory"` (else `ValueError`)."""
+        """`tool_liveness`. `action`: one of v1's, as `ToolLiveness.action` lists them (else
+        `ValueError`)."""
     def turn_done(
         self,
         message: str,
@@ -997,7 +520,7 @@ class Supervisor:
         """The error that halted the stream (strict mode, or a refused version), if any."""
 
 # ---------------------------------------------------------------------------------------
-# Support
+# Bounds, sanitising, the schema
 
 def sanitize(text: str) -> str:
     """`text` with terminal-driving characters turned into visible escapes."""

@@ -29,9 +29,10 @@ import time
 from typing import IO, Any, AsyncIterator, Callable, Iterator, List, Optional, Sequence, Set, Union
 
 from . import _hep
+from ._frames import Frame
 from ._hep import HepError, Limits, Supervisor
 from ._result import CancelReason, RunResult, SkippedLine, Violation
-from ._stream import CHUNK, Frame
+from ._stream import CHUNK
 
 Argv = Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]]
 """A program and its arguments; a `str` (or path) alone is a program without arguments."""

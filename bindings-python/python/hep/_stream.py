@@ -6,24 +6,9 @@ import os
 from typing import IO, Iterator, List, Optional, Union
 
 from . import _hep
+from ._frames import Frame
 from ._hep import HepError, Limits
 from ._result import RunResult, Violation
-
-Frame = Union[
-    _hep.HepHeader,
-    _hep.AgentStart,
-    _hep.MessageStart,
-    _hep.MessageDelta,
-    _hep.ToolStart,
-    _hep.ToolDelta,
-    _hep.ToolLiveness,
-    _hep.TurnDone,
-    _hep.TurnError,
-    _hep.Cancelled,
-    _hep.CompactionStart,
-    _hep.CompactionEnd,
-    _hep.UnknownFrame,
-]
 
 CHUNK = 64 * 1024
 

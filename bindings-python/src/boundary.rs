@@ -1,6 +1,7 @@
-//! The guard every entry point runs its body in: a panic of the extension (a bug) becomes a
-//! `HepError` whose `.kind` is `"internal"`, never a `pyo3_runtime.PanicException` (a
-//! `BaseException` that `except Exception` and `except HepError` would let through).
+//! The boundary between Python and the extension: every entry point runs its body in
+//! [`guard`], where a panic of the extension (a bug) becomes a `HepError` whose `.kind` is
+//! `"internal"`, never a `pyo3_runtime.PanicException` (a `BaseException` that
+//! `except Exception` and `except HepError` would let through).
 //!
 //! The rule: every function, constructor and method, and every getter that converts a value
 //! or calls the core, runs its body in [`guard`]. What does not is code that cannot panic:
