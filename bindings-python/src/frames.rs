@@ -104,12 +104,14 @@ macro_rules! frame_classes {
 
                 /// The exact bytes the reference emitter writes for this frame (no newline).
                 fn to_json(&self, py: ::pyo3::Python<'_>) -> ::pyo3::PyResult<String> {
-                    $crate::boundary::guard(|| $crate::frames::frame_line(py, &::hep_core::Frame::$variant(self.inner.clone())))
+                    let frame = ::hep_core::Frame::$variant(self.inner.clone());
+                    $crate::boundary::guard(|| $crate::frames::frame_line(py, &frame))
                 }
 
                 /// The frame as a dict, keys in the protocol's order.
                 fn to_dict(&self, py: ::pyo3::Python<'_>) -> ::pyo3::PyResult<::pyo3::Py<::pyo3::PyAny>> {
-                    $crate::boundary::guard(|| $crate::frames::frame_dict(py, &::hep_core::Frame::$variant(self.inner.clone())))
+                    let frame = ::hep_core::Frame::$variant(self.inner.clone());
+                    $crate::boundary::guard(|| $crate::frames::frame_dict(py, &frame))
                 }
 
                 fn __eq__(&self, other: &::pyo3::Bound<'_, ::pyo3::PyAny>) -> bool {
@@ -167,7 +169,8 @@ macro_rules! frame_classes {
 
             /// The line parsed as a dict.
             fn to_dict(&self, py: ::pyo3::Python<'_>) -> ::pyo3::PyResult<::pyo3::Py<::pyo3::PyAny>> {
-                $crate::boundary::guard(|| $crate::frames::frame_dict(py, &::hep_core::Frame::Unknown(self.inner.clone())))
+                let frame = ::hep_core::Frame::Unknown(self.inner.clone());
+                $crate::boundary::guard(|| $crate::frames::frame_dict(py, &frame))
             }
 
             fn __eq__(&self, other: &::pyo3::Bound<'_, ::pyo3::PyAny>) -> bool {
@@ -176,7 +179,8 @@ macro_rules! frame_classes {
 
             fn __repr__(&self, py: ::pyo3::Python<'_>) -> ::pyo3::PyResult<String> {
                 $crate::boundary::guard(|| {
-                    let fields = [$((stringify!($unknown_field), $crate::fields::Field::to_py(&self.inner.$unknown_field, py)?)),*];
+                    use $crate::fields::Field;
+                    let fields = [$((stringify!($unknown_field), self.inner.$unknown_field.to_py(py)?)),*];
                     $crate::fields::repr_of(py, $unknown_name, &fields)
                 })
             }
@@ -194,7 +198,9 @@ macro_rules! frame_classes {
                 $(::hep_core::Frame::$variant(inner) => {
                     untrack(::pyo3::Bound::new(py, $class { inner, raw, line })?).into_any().unbind()
                 })*
-                ::hep_core::Frame::Unknown(inner) => untrack(::pyo3::Bound::new(py, $unknown { inner, line })?).into_any().unbind(),
+                ::hep_core::Frame::Unknown(inner) => {
+                    untrack(::pyo3::Bound::new(py, $unknown { inner, line })?).into_any().unbind()
+                }
             })
         }
 

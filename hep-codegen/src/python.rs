@@ -101,7 +101,8 @@ fn rust_fields(fields: &[Field], indent: &str) -> String {
 /// The unknown frame's doc, with what Python makes of it.
 fn unknown_doc(unknown: &Record) -> String {
     format!(
-        "{}\n\nKept, never an error: its `type` is `\"{UNKNOWN_TYPE}\"`, its wire type `frame_type`. Only\nparsing makes one.",
+        "{}\n\nKept, never an error: its `type` is `\"{UNKNOWN_TYPE}\"`, its wire type `frame_type`. \
+         Only\nparsing makes one.",
         unknown.doc
     )
 }
@@ -259,7 +260,8 @@ fn unknown_class(unknown: &Record) -> String {
     out
 }
 
-const LINE: &str = "    @property\n    def line(self) -> Optional[int]:\n        \"\"\"The 1-based line number in its stream (`None` for `parse_line` or a built frame).\"\"\"\n";
+const LINE: &str = "    @property\n    def line(self) -> Optional[int]:\n        \
+     \"\"\"The 1-based line number in its stream (`None` for `parse_line` or a built frame).\"\"\"\n";
 
 /// `__match_args__`, `__hash__` and (when `constructor`) `__new__`, keyword-only.
 fn class_head(class: &str, fields: &[Field], constructor: bool) -> String {
