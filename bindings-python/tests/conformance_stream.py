@@ -21,6 +21,7 @@ EXPECT_KEYS = (
     "skipped",
     "halted",
     "verdict",
+    "reasons",
     "conforms",
     "answer",
     "usage",
@@ -64,7 +65,9 @@ def check_expect(expect: Any, whole: Dict[str, Any]) -> None:
             if key not in EXPECT_KEYS:
                 raise CaseError(f"unknown `expect` key `{key}`")
             got = whole.get(key)
-            if isinstance(want, list) and isinstance(got, list):
+            if key == "reasons":  # strings, exactly and in order: what a user reads
+                same_json(f"`{key}`", want, got)
+            elif isinstance(want, list) and isinstance(got, list):
                 entries(key, want, got)
             else:
                 same_json(f"`{key}`", want, got)
@@ -194,6 +197,7 @@ def summary(frames: List[Any], result: hep.RunResult) -> Dict[str, Any]:
         "skipped": [{"line": s.line, "kind": s.kind} for s in result.skipped],
         "halted": halted,
         "verdict": result.verdict,
+        "reasons": list(result.reasons),
         "conforms": result.conforms,
         "answer": result.answer,
         "usage": usage(result.usage),
@@ -210,7 +214,7 @@ def frame_entry(frame: Any) -> Dict[str, Any]:
         form = canonical(frame)
     except CaseError as e:
         form = f"<no canonical form: {e}>"
-    return {"line": getattr(frame, "line", NO_LINE), "type": frame.type, "frame": form}
+    return {"line": getattr(frame, "line", NO_LINE), "type": wire_type(frame), "frame": form}
 
 
 def usage(u: Any) -> Optional[Dict[str, Any]]:

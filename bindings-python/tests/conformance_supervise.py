@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 
 import hep
 
-from conformance_support import CaseError, get, get_list, get_str, get_uint, same_json, show, text
+from conformance_support import CaseError, get, get_list, get_str, get_uint, same_json, show, text, wire_type
 
 CASE_KEYS = ("description", "options", "consume", "steps", "expect")
 OPTION_KEYS = (
@@ -114,7 +114,7 @@ class Seen:
 
     def event(self, event: Any) -> None:
         if not isinstance(event, (hep.Violation, hep.SkippedLine, hep.HepError)):
-            self.frames.append(event.type)
+            self.frames.append(wire_type(event))
 
     def take_actions(self, sup: hep.Supervisor, at: int) -> None:
         while True:

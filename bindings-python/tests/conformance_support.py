@@ -136,6 +136,16 @@ def encode(frame: Any) -> str:
     return line
 
 
+def wire_type(frame: Any) -> str:
+    """The frame's wire `type`: an unknown frame's `type` is `"unknown"`, its wire type
+    `frame_type` (docs/api.md)."""
+    if isinstance(frame, hep.UnknownFrame):
+        assert frame.type == "unknown", frame
+        return frame.frame_type
+    wire: str = frame.type
+    return wire
+
+
 def canonical(frame: Any) -> Any:
     """The canonical form of a frame: the JSON object of the library's own encoding."""
     line = encode(frame)

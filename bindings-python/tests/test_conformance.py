@@ -211,10 +211,9 @@ def run_writer(case: Dict[str, Any]) -> None:
     if mode not in ("summary", "full"):
         raise CaseError('`args_mode` must be "summary" or "full"')
     calls = get_list(case, "calls")
-    # The Python Writer takes the emitter version up front; only the first header writes.
-    fah = next((get_str(c, "fah") for c in calls if isinstance(c, dict) and c.get("call") == "header"), "")
+    # The writer is made for the harness version `fah` (its constructor takes it).
     written: List[str] = []
-    writer = hep.Writer(written.append, fah, tool_args=mode)
+    writer = hep.Writer(written.append, get_str(case, "fah"), tool_args=mode)
     lines: List[str] = []
     for i, call in enumerate(calls):
         try:
@@ -228,14 +227,13 @@ def run_writer(case: Dict[str, Any]) -> None:
             raise CaseError(f"calls[{i}] `{name}`: {e}") from None
         except (hep.HepError, ValueError, TypeError) as e:
             raise CaseError(f"calls[{i}] `{name}`: the writer fails: {type(e).__name__}: {e}") from None
+        # A call returns the line it wrote without its `\n`; the sink gets it with.
         new = written[before:]
-        expected_out = [] if returned is None else [returned]
+        expected_out = [] if returned is None else [returned + "\n"]
         if new != expected_out:
             raise CaseError(f"calls[{i}] `{name}` returned {returned!r} but wrote {new!r}")
         if returned is not None:
-            if not returned.endswith("\n"):
-                raise CaseError(f"calls[{i}] `{name}` wrote a line without its newline: {returned!r}")
-            lines.append(returned[:-1])
+            lines.append(returned)
     expected = get_list(case, "lines")
     if not all(isinstance(line, str) for line in expected):
         raise CaseError("`lines` must hold strings")
@@ -257,9 +255,9 @@ def _optional(call: Dict[str, Any], key: str, getter: Callable[[Any, str], Any])
 
 
 def apply(w: hep.Writer, name: str, call: Dict[str, Any]) -> Optional[str]:
-    """Makes one call through `hep.Writer`, returning the line it says it wrote (with its newline)."""
+    """Makes one call through `hep.Writer`, returning the line it says it wrote (without its
+    newline)."""
     if name == "header":
-        get_str(call, "fah")
         return w.header(get_str(call, "session"))
     if name == "agent_start":
         return w.agent_start()
@@ -352,6 +350,9 @@ def _first(group: str) -> Dict[str, Any]:
         ("decode", lambda c: c["frame"].update(extra=1), "$.extra: expected 1, got nothing"),
         ("encode", lambda c: c.update(line=c["line"] + " "), "the encoding of `frame` differs"),
         ("writer", lambda c: c["lines"].append("{}"), "lines instead of"),
+        ("writer", lambda c: c.pop("fah"), "missing field `fah`"),
+        ("writer", lambda c: c.update(fah="0.0.0-other"), "line 1 differs"),
+        ("stream", lambda c: c["expect"].update(reasons=["a reason nobody gives"]), "`reasons` differs"),
         ("supervise", lambda c: c.update(reference="x"), "unknown key `reference` in the case"),
         ("supervise", lambda c: c.setdefault("options", {}).update(grace_ms=1), "unknown key `grace_ms` in `options`"),
         ("supervise", lambda c: c["steps"][0].update(note="x"), "steps[0]: unknown key `note` in steps[0]"),
