@@ -1,7 +1,13 @@
 """FFI safety: no panic of the extension reaches Python. Every entry point of `hep._hep`
-runs its body in a guard that raises a panic as a `HepError` of kind `internal` (the Rust
-unit test `guard::tests` proves that conversion); pyo3's own `PanicException`, a
-`BaseException` that `except Exception` lets through, must never be seen."""
+runs its body in `boundary::guard`, which raises a panic as a `HepError` of kind `internal`
+(the Rust unit test `boundary::tests` proves that conversion); pyo3's own `PanicException`, a
+`BaseException` that `except Exception` lets through, must never be seen. Hostile arguments
+must not panic at all: an `internal` error fails a sweep too.
+
+A sweep that never gets past a check before the code under test proves nothing: the
+keyword sweeps check that their calls reach field conversion (no unknown keyword, and some
+calls accepted), and the live objects the method sweeps call are checked to be live.
+"""
 
 from __future__ import annotations
 
@@ -35,6 +41,9 @@ HOSTILE: List[Any] = [
 ]
 
 
+USAGE = {"input": 1, "output": 2, "cost": 0.5}
+
+
 def argument_lists() -> Iterator[Tuple[Any, ...]]:
     """Every list of up to two hostile arguments, then seeded samples of three to six."""
     for n in range(3):
@@ -45,24 +54,53 @@ def argument_lists() -> Iterator[Tuple[Any, ...]]:
             yield tuple(pick.choice(HOSTILE) for _ in range(n))
 
 
-def sweep(target: Callable[..., Any]) -> int:
-    """Calls `target` with every argument list; any failure must be an ordinary exception."""
-    calls = 0
+class Outcomes:
+    """How the calls of a sweep ended: accepted, or refused with which exception."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.accepted = 0
+        self.refusals: List[BaseException] = []
+
+    def reached_conversion(self) -> None:
+        """Every call got past the keyword check (no call named a keyword the target does
+        not take), and some were accepted: the sweep exercised field conversion."""
+        unknown = [e for e in self.refusals if "unexpected keyword argument" in str(e)]
+        assert not unknown, f"{len(unknown)} of {self.calls} calls stopped at the keyword check: {unknown[0]}"
+        assert self.accepted > 0, f"none of {self.calls} calls was accepted: {self.refusals[:3]}"
+
+
+def sweep(target: Callable[..., Any]) -> Outcomes:
+    """Calls `target` with every argument list; any failure must be an ordinary exception,
+    and none a caught panic (`internal`)."""
+    outcomes = Outcomes()
     for args in argument_lists():
-        calls += 1
+        outcomes.calls += 1
         try:
             target(*args)
         except Exception as e:  # noqa: BLE001 - which exception is not the point here
             assert type(e).__name__ != "PanicException", (target, args, e)
+            assert getattr(e, "kind", None) != "internal", f"{target!r}{args!r} panicked (caught): {e}"
+            outcomes.refusals.append(e)
         except BaseException as e:  # a PanicException: a panic crossed the boundary
             raise AssertionError(f"{target!r}{args!r} raised {type(e).__name__}: {e}") from e
-    return calls
+        else:
+            outcomes.accepted += 1
+    return outcomes
 
 
 def instances() -> List[Any]:
     """One live object of each native class with methods."""
     stream = _hep.Stream()
-    stream.feed(b'{"hep":"v1","type":"hep_header","fah_version":"x","session":"s"}\n')
+    frames = stream.feed(
+        b'{"hep":"v1","type":"hep_header","fah":"x","session":"s"}\n'
+        b'{"type":"agent_start","turn_id":1}\n'
+        b'{"type":"tool_start","turn_id":1,"id":"c1","name":"bash","args_summary":""}\n'
+        b'{"type":"tool_delta","turn_id":1,"id":"c1","update":"partial'  # a line under way
+    )
+    # A live stream: its lines read as frames (none skipped), mid-round, a line under way.
+    assert [f.type for f in frames] == ["hep_header", "agent_start", "tool_start"], frames
+    assert stream.skipped() == [] and stream.halted() is None
     supervisor = _hep.Supervisor(1.0, timeout=2.0, pause_at_bytes=10)
     supervisor.stdout(1.5, b'{"hep":"v1","type":"hep_header","fah":"x","session":"s"}\nnot json\n')
     supervisor.cancel(1.5)
@@ -85,14 +123,24 @@ def test_no_function_or_constructor_lets_a_panic_through() -> None:
     entry_points = [getattr(_hep, name) for name in dir(_hep) if not name.startswith("_")]
     callables = [e for e in entry_points if callable(e) and not (isinstance(e, type) and issubclass(e, BaseException))]
     assert {"parse_line", "encode", "sanitize", "Stream", "Writer", "Supervisor"} <= {c.__name__ for c in callables}
-    assert sum(sweep(c) for c in callables) > 10_000
+    assert sum(sweep(c).calls for c in callables) > 10_000
 
 
 def test_no_keyword_argument_lets_a_panic_through() -> None:
-    sweep(lambda strict=None, limit=None, *_: _hep.Stream(strict=strict, max_line_bytes=limit))
-    sweep(lambda turn_id=None, message=None, *_: _hep.TurnDone(turn_id=turn_id, message=message))
-    sweep(lambda a=None, b=None, *_: _hep.Usage(input=a, output=b, cost=a))
-    sweep(lambda a=None, b=None, *_: _hep.HepHeader(hep=a, fah_version=b, session=a))
+    sweeps = [
+        sweep(lambda strict=False, limit=1, *_: _hep.Stream(strict=strict, max_line_bytes=limit)),
+        sweep(lambda a=0, b=0, *_: _hep.Usage(input=a, output=b, cost=a)),
+        sweep(lambda a="", b="", *_: _hep.HepHeader(hep=a, fah=b, session=a)),
+        sweep(lambda a=0, b="", *_: _hep.MessageDelta(turn_id=a, delta=b)),
+        sweep(lambda a="", b=True, *_: _hep.ToolResult(id=a, name=a, ok=b, text=a)),
+        sweep(
+            lambda turn_id=0, message="", results=(), usage=USAGE, *_: _hep.TurnDone(
+                turn_id=turn_id, message=message, tool_results=results, usage=usage, stop_reason=message
+            )
+        ),
+    ]
+    for outcomes in sweeps:
+        outcomes.reached_conversion()
 
 
 def test_no_method_lets_a_panic_through() -> None:
