@@ -30,7 +30,9 @@ SAMPLES: Dict[Type[Any], str] = {
     hep.UnknownFrame: '{"type":"future_frame","turn_id":4,"x":[1,{"y":null}]}',
 }
 KNOWN = [cls for cls in SAMPLES if cls is not hep.UnknownFrame]
-WIRE_TYPES = {
+# Each class's `type`: the wire type, or "unknown" for a type this version does not know
+# (docs/api.md; the wire type is then `frame_type`).
+TYPES = {
     hep.HepHeader: "hep_header",
     hep.AgentStart: "agent_start",
     hep.MessageStart: "message_start",
@@ -43,7 +45,7 @@ WIRE_TYPES = {
     hep.Cancelled: "cancelled",
     hep.CompactionStart: "compaction_start",
     hep.CompactionEnd: "compaction_end",
-    hep.UnknownFrame: "future_frame",
+    hep.UnknownFrame: "unknown",
 }
 # The spec's key order for each frame (after `type`).
 KEY_ORDER: Dict[Type[Any], Tuple[str, ...]] = {

@@ -11,7 +11,7 @@ import pytest
 
 import hep
 
-from frame_samples import KEY_ORDER, KNOWN, SAMPLES, WIRE_TYPES, ids, known_ids, sample
+from frame_samples import KEY_ORDER, KNOWN, SAMPLES, TYPES, ids, known_ids, sample
 
 
 # ---- classes, .type, .raw ----
@@ -21,7 +21,7 @@ from frame_samples import KEY_ORDER, KNOWN, SAMPLES, WIRE_TYPES, ids, known_ids,
 def test_parsed_frame_has_its_class_type_and_raw_line(cls: Type[Any]) -> None:
     frame = sample(cls)
     assert type(frame) is cls
-    assert frame.type == WIRE_TYPES[cls]
+    assert frame.type == TYPES[cls]
     assert frame.raw == SAMPLES[cls]
     assert cls.__module__ == "hep"
 
@@ -45,14 +45,19 @@ def test_frame_built_in_python_has_no_raw() -> None:
     assert hep.parse_line(hep.AgentStart(turn_id=1).to_json()).raw == '{"type":"agent_start","turn_id":1}'
 
 
-def test_unknown_frame_keeps_type_turn_id_and_line() -> None:
+def test_unknown_frame_is_its_own_variant_with_its_wire_type_turn_id_and_line() -> None:
+    """docs/api.md: `type` is "unknown"; `frame_type` the wire type; `turn_id`; `raw` the line."""
     frame = sample(hep.UnknownFrame)
-    assert (frame.type, frame.turn_id) == ("future_frame", 4)
-    assert frame.to_json() == SAMPLES[hep.UnknownFrame]
-    assert hep.encode(frame) == SAMPLES[hep.UnknownFrame]
+    assert (frame.type, frame.frame_type, frame.turn_id) == ("unknown", "future_frame", 4)
+    assert frame.raw == frame.to_json() == hep.encode(frame) == SAMPLES[hep.UnknownFrame]
     assert frame.to_dict() == {"type": "future_frame", "turn_id": 4, "x": [1, {"y": None}]}
     no_id = hep.parse_line('{"type":"later","turn_id":"x"}')
-    assert type(no_id) is hep.UnknownFrame and no_id.turn_id is None
+    assert type(no_id) is hep.UnknownFrame and (no_id.type, no_id.frame_type, no_id.turn_id) == ("unknown", "later", None)
+    # A frame whose wire type is "unknown" is no different: its wire type is `frame_type`.
+    named = hep.parse_line('{"type":"unknown","turn_id":2}')
+    assert type(named) is hep.UnknownFrame and (named.type, named.frame_type) == ("unknown", "unknown")
+    with pytest.raises(TypeError):
+        hep.UnknownFrame()  # only parsing makes one
 
 
 # ---- frozen ----
@@ -97,7 +102,7 @@ def test_match_args_name_the_fields_in_protocol_order(cls: Type[Any]) -> None:
     if cls in KEY_ORDER:
         assert args == KEY_ORDER[cls]
     else:
-        assert args == ("type", "turn_id")
+        assert args == ("frame_type", "turn_id", "raw")
 
 
 @pytest.mark.parametrize("cls", list(SAMPLES), ids=ids)
@@ -186,7 +191,7 @@ def test_repr_shows_class_and_fields() -> None:
     assert repr(hep.ToolLiveness(turn_id=1, id="c", name="n", action="escalate", elapsed_ms=1)) == (
         "ToolLiveness(turn_id=1, id='c', name='n', action='escalate', elapsed_ms=1, output_bytes=None, detail=None)"
     )
-    assert repr(sample(hep.UnknownFrame)) == "UnknownFrame(type='future_frame', turn_id=4)"
+    assert repr(hep.parse_line('{"type":"later"}')) == "UnknownFrame(frame_type='later', turn_id=None, raw='{\"type\":\"later\"}')"
 
 
 @pytest.mark.parametrize("cls", KNOWN, ids=known_ids)
@@ -328,3 +333,13 @@ def test_encoded_frame_always_decodes_back() -> None:
         except (ValueError, OverflowError):
             continue
         assert hep.parse_line(line) == hep.AgentStart(turn_id=turn_id), line
+
+
+def test_parsed_frames_are_not_tracked_by_the_cycle_collector() -> None:
+    import gc
+
+    stream = hep.Stream()
+    frames = stream.feed("\n".join(SAMPLES[cls] for cls in (hep.HepHeader, hep.AgentStart, hep.MessageDelta, hep.TurnDone)) + "\n")
+    assert [f.type for f in frames] == ["hep_header", "agent_start", "message_delta", "turn_done"]
+    assert not any(gc.is_tracked(f) for f in frames)
+    assert not gc.is_tracked(frames[3].usage)
