@@ -58,7 +58,7 @@ def parse_example() -> None:
             print(f"tool {name}({args})")
         case hep.TurnDone(usage=hep.Usage(input=tokens_in, output=tokens_out)):
             print(f"{tokens_in} in / {tokens_out} out")
-        case hep.UnknownFrame(type=kind):  # a frame type from a newer emitter: ignore it
+        case hep.UnknownFrame(frame_type=kind):  # a type from a newer emitter: ignore it
             pass
     print(frame.type, frame.raw)  # "message_delta", the line it was read from
     # END parse
@@ -105,9 +105,12 @@ def describe(frame: hep.Frame) -> str:
             return f"compaction_start {turn_id}"
         case hep.CompactionEnd(turn_id, tokens_freed):
             return f"compaction_end {turn_id} {tokens_freed}"
-        case hep.UnknownFrame(kind, turn_id):
+        case hep.UnknownFrame(frame_type, turn_id, raw):
+            assert_type(frame.type, Literal["unknown"])  # the wire type is `frame_type`
+            assert_type(frame_type, str)
             assert_type(turn_id, Optional[int])
-            return f"unknown {kind} {turn_id}"
+            assert_type(raw, str)
+            return f"unknown {frame_type} {turn_id}"
         case _:
             assert_never(frame)
 
@@ -207,6 +210,9 @@ def writer_example() -> List[str]:
     assert buffer.getvalue() == "".join(lines) == SAVED.decode()
     written = to_text.cancelled()
     assert_type(written, Optional[str])
+    assert written == '{"type":"cancelled","turn_id":2}'  # the line, without its "\n"
+    assert buffer.getvalue().endswith(written + "\n")  # which the writer wrote
+    assert to_text.header("abc") is None  # the header is written once
     assert_type(to_text.turn_id, int)
     return lines
 
