@@ -1,169 +1,20 @@
 // Types of `hep`: HEP v1, the Harness Event Protocol, for Node.
 //
 // Frames are plain objects with the protocol's field names; `Frame` is a discriminated union
-// on `type`, so `switch (frame.type)` narrows. A frame of a type v1 does not know is
-// `{ type: 'unknown', frame }`, `frame` being the line's object as it is.
+// on `type`, so `switch (frame.type)` narrows. Their types (`frames.d.ts`) are generated
+// from hep-core's frame model (`make codegen`) and re-exported here. A frame of a type v1
+// does not know is `{ type: 'unknown', frame_type, turn_id, raw }`.
 
 /// <reference types="node" />
 
 import type { SpawnOptions as ChildSpawnOptions } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { EventEmitter } from 'node:events';
+import type { Frame, LivenessAction, Usage } from './frames';
+
+export * from './frames';
 
 // ---- frames ----
-
-/** `hep_header`: the first line of every stream. */
-export interface HepHeader {
-  type: 'hep_header';
-  /** Protocol version, `"v1"`. */
-  hep: string;
-  /** Emitter version (no protocol meaning). */
-  fah: string;
-  /** Session id. */
-  session: string;
-}
-
-/** `agent_start`: the run began (once per run). */
-export interface AgentStart {
-  type: 'agent_start';
-  turn_id: number;
-}
-
-/** `message_start`: an assistant message starts. */
-export interface MessageStart {
-  type: 'message_start';
-  turn_id: number;
-  /** Always `"assistant"` in v1. */
-  role: string;
-}
-
-/** `message_delta`: a chunk of assistant text. */
-export interface MessageDelta {
-  type: 'message_delta';
-  turn_id: number;
-  delta: string;
-}
-
-/** `tool_start`: a tool call starts. */
-export interface ToolStart {
-  type: 'tool_start';
-  turn_id: number;
-  /** Tool call id. */
-  id: string;
-  /** Tool name. */
-  name: string;
-  /** Summary-mode `key=value` list or, with `events=full`, the raw JSON arguments (bounded). */
-  args_summary: string;
-}
-
-/** `tool_delta`: partial tool output. */
-export interface ToolDelta {
-  type: 'tool_delta';
-  turn_id: number;
-  id: string;
-  update: string;
-}
-
-/** `tool_liveness`: a heartbeat or a stuck-call follow-up of a long-running tool call. */
-export interface ToolLiveness {
-  type: 'tool_liveness';
-  turn_id: number;
-  id: string;
-  name: string;
-  /**
-   * `heartbeat`, `cancel_retry`, `background_convert`, `escalate` or `advisory`. A newer
-   * emitter's action still arrives as its string (with the warning
-   * `unknown_liveness_action`): a `switch` should keep a `default` branch.
-   */
-  action: LivenessAction;
-  /** Milliseconds since the call started. */
-  elapsed_ms: number;
-  /** Captured-output size in bytes; absent when the tool reports none. */
-  output_bytes?: number;
-  /** Human-readable detail; absent when empty. */
-  detail?: string;
-}
-
-/** One entry of `turn_done.tool_results`. */
-export interface ToolResult {
-  id: string;
-  name: string;
-  ok: boolean;
-  /** Result text, capped at 2000 UTF-16 units plus the `…(+N chars)` suffix. */
-  text: string;
-}
-
-/** Token counts and cost (of a round, or totals). */
-export interface Usage {
-  input: number;
-  output: number;
-  /** Dollars. */
-  cost: number;
-}
-
-/** `turn_done`: terminal frame of a successful round. */
-export interface TurnDone {
-  type: 'turn_done';
-  turn_id: number;
-  /** The round's assistant text. */
-  message: string;
-  tool_results: ToolResult[];
-  usage: Usage;
-  /** Provider stop reason (`"stop"`, `"toolUse"`, ...). */
-  stop_reason: string;
-}
-
-/** `turn_error`: terminal frame of a failed round. */
-export interface TurnError {
-  type: 'turn_error';
-  turn_id: number;
-  error: string;
-  fatal: boolean;
-}
-
-/** `cancelled`: terminal frame, the run was aborted. */
-export interface Cancelled {
-  type: 'cancelled';
-  turn_id: number;
-}
-
-/** `compaction_start`: a context compaction begins. */
-export interface CompactionStart {
-  type: 'compaction_start';
-  turn_id: number;
-}
-
-/** `compaction_end`: the compaction ended. */
-export interface CompactionEnd {
-  type: 'compaction_end';
-  turn_id: number;
-  tokens_freed: number;
-}
-
-/**
- * A frame of a type v1 does not know (never an error): `frame` is the line's object as it
- * is, with its own `type`.
- */
-export interface UnknownFrame {
-  type: 'unknown';
-  frame: { type: string; [field: string]: unknown };
-}
-
-/** One HEP v1 frame: `switch (frame.type)` narrows to its interface. */
-export type Frame =
-  | HepHeader
-  | AgentStart
-  | MessageStart
-  | MessageDelta
-  | ToolStart
-  | ToolDelta
-  | ToolLiveness
-  | TurnDone
-  | TurnError
-  | Cancelled
-  | CompactionStart
-  | CompactionEnd
-  | UnknownFrame;
 
 /**
  * The original line of a frame from `parseLine`, or from a `Stream` with `raw: true`:
@@ -446,8 +297,10 @@ export class Stream<Raw extends boolean = false> {
 export function parseLine(line: string | Buffer | Uint8Array): FrameWithLine;
 
 /**
- * The exact line the reference emitter writes for `frame` (no newline). An unknown frame is
- * written back as its `raw` line when it has one, else as the JSON of its `frame`.
+ * The exact line the reference emitter writes for `frame` (no newline). The core's decoder
+ * reads the object as it reads a line (`HEP_MISSING_FIELD`, `HEP_WRONG_TYPE`,
+ * `HEP_OUT_OF_RANGE` for a negative integer); an integer above 2^53 - 1 or a non-finite
+ * number is `HEP_UNENCODABLE`. An unknown frame is written back as its `raw` line.
  */
 export function encode(frame: Frame): string;
 
@@ -464,9 +317,6 @@ export interface ToolOutcome {
   text: string;
 }
 
-/** The `tool_liveness.action` values v1 names. */
-export type LivenessAction = 'heartbeat' | 'cancel_retry' | 'background_convert' | 'escalate' | 'advisory';
-
 export interface WriterOptions {
   /** The emitter version the header names. */
   fahVersion: string;
@@ -476,10 +326,11 @@ export interface WriterOptions {
 
 /**
  * Writes byte-exact HEP lines (the core's emitter: turn ids, header once, bounds). Each method
- * returns the line it wrote, newline included, or null when the protocol writes nothing.
+ * returns the line it wrote, without its newline (which the writer writes to the sink after
+ * it), or null when the protocol writes nothing.
  */
 export class Writer {
-  /** `out`: a Writable (`out.write(line)`) or a function called with each line. */
+  /** `out`: a Writable (`out.write(line + '\n')`) or a function called with each line and its `\n`. */
   constructor(out: Writable | { write(line: string): unknown } | ((line: string) => unknown), options: WriterOptions);
   /** The open turn's id, else the last allocated one (0 before any). */
   readonly turnId: number;

@@ -1,150 +1,22 @@
 'use strict';
-// Frames as plain objects with the protocol's field names: from the native addon's batches
-// (the layout is documented in src/batch.rs), and back to their exact line.
+// One frame at a time: `parseLine` (a line to its frame), `encode` (a frame to its exact
+// line) and the frames' JSON Schema; and `framesOf`, the frames of the addon's batches
+// (lib/batch.js, generated from hep-core's frame model), once the addon is known to write
+// the layout it reads.
 //
-// A frame of a type v1 does not know is `{type: 'unknown', frame}`, `frame` being the
-// line's object as it is (with its own `type`), so that `switch (frame.type)` narrows.
+// A frame is a plain object with the wire's field names. A frame of a type v1 does not know
+// is `{type: 'unknown', frame_type, turn_id, raw}` (`turn_id` when it has a valid one),
+// so that `switch (frame.type)` narrows.
 
 const { native, constants } = require('./native.js');
+const { HepError } = require('./errors.js');
+const { FRAME_TYPES, LAYOUT, framesOf } = require('./batch.js');
 const check = require('./check.js');
 
-/** The type of each frame code of a batch, as the core names them (see src/batch.rs). */
-const TYPES = [
-  'hep_header',
-  'agent_start',
-  'message_start',
-  'message_delta',
-  'tool_start',
-  'tool_delta',
-  'tool_liveness',
-  'turn_done',
-  'turn_error',
-  'cancelled',
-  'compaction_start',
-  'compaction_end',
-  'unknown',
-];
-if (constants.frameTypes.join() !== TYPES.join()) {
-  throw new Error(`hep: the native addon's frame types ${constants.frameTypes} are not ${TYPES}: rebuild it`);
-}
-
-/**
- * The frames of a batch. `pool` holds the string fields one after the other, `cols` each
- * frame's code, then (in `raw` mode) its line number and the end of its line in `pool`,
- * then its fields; `at` is where the next string starts.
- */
-function framesOf(pool, cols, raw) {
-  const frames = [];
-  const n = cols.length;
-  let i = 0;
-  let at = 0;
-  while (i < n) {
-    const code = cols[i++];
-    let line = 0;
-    let text = '';
-    if (raw) {
-      line = cols[i++];
-      text = pool.slice(at, (at = cols[i++]));
-    }
-    let frame;
-    switch (code) {
-      case 3:
-        frame = { type: 'message_delta', turn_id: cols[i++], delta: pool.slice(at, (at = cols[i++])) };
-        break;
-      case 5:
-        frame = {
-          type: 'tool_delta',
-          turn_id: cols[i++],
-          id: pool.slice(at, (at = cols[i++])),
-          update: pool.slice(at, (at = cols[i++])),
-        };
-        break;
-      case 0:
-        frame = {
-          type: 'hep_header',
-          hep: pool.slice(at, (at = cols[i++])),
-          fah: pool.slice(at, (at = cols[i++])),
-          session: pool.slice(at, (at = cols[i++])),
-        };
-        break;
-      case 1:
-        frame = { type: 'agent_start', turn_id: cols[i++] };
-        break;
-      case 2:
-        frame = { type: 'message_start', turn_id: cols[i++], role: pool.slice(at, (at = cols[i++])) };
-        break;
-      case 4:
-        frame = {
-          type: 'tool_start',
-          turn_id: cols[i++],
-          id: pool.slice(at, (at = cols[i++])),
-          name: pool.slice(at, (at = cols[i++])),
-          args_summary: pool.slice(at, (at = cols[i++])),
-        };
-        break;
-      case 6: {
-        frame = {
-          type: 'tool_liveness',
-          turn_id: cols[i++],
-          id: pool.slice(at, (at = cols[i++])),
-          name: pool.slice(at, (at = cols[i++])),
-          action: pool.slice(at, (at = cols[i++])),
-          elapsed_ms: cols[i++],
-        };
-        const outputBytes = cols[i++];
-        if (!Number.isNaN(outputBytes)) frame.output_bytes = outputBytes;
-        const detailEnd = cols[i++];
-        if (!Number.isNaN(detailEnd)) frame.detail = pool.slice(at, (at = detailEnd));
-        break;
-      }
-      case 7: {
-        const turnId = cols[i++];
-        const message = pool.slice(at, (at = cols[i++]));
-        const count = cols[i++];
-        const toolResults = [];
-        for (let k = 0; k < count; k++) {
-          toolResults.push({
-            id: pool.slice(at, (at = cols[i++])),
-            name: pool.slice(at, (at = cols[i++])),
-            ok: cols[i++] === 1,
-            text: pool.slice(at, (at = cols[i++])),
-          });
-        }
-        frame = {
-          type: 'turn_done',
-          turn_id: turnId,
-          message,
-          tool_results: toolResults,
-          usage: { input: cols[i++], output: cols[i++], cost: cols[i++] },
-          stop_reason: pool.slice(at, (at = cols[i++])),
-        };
-        break;
-      }
-      case 8:
-        frame = { type: 'turn_error', turn_id: cols[i++], error: pool.slice(at, (at = cols[i++])), fatal: cols[i++] === 1 };
-        break;
-      case 9:
-        frame = { type: 'cancelled', turn_id: cols[i++] };
-        break;
-      case 10:
-        frame = { type: 'compaction_start', turn_id: cols[i++] };
-        break;
-      case 11:
-        frame = { type: 'compaction_end', turn_id: cols[i++], tokens_freed: cols[i++] };
-        break;
-      case 12:
-        frame = { type: 'unknown', frame: JSON.parse(pool.slice(at, (at = cols[i++]))) };
-        break;
-      default:
-        throw new Error(`hep: unknown frame code ${code} in a batch of the native addon: rebuild it`);
-    }
-    if (raw) {
-      Object.defineProperty(frame, 'raw', { value: text, configurable: true });
-      Object.defineProperty(frame, 'line', { value: line, configurable: true });
-    }
-    frames.push(frame);
-  }
-  return frames;
+if (constants.frameTypes.join() !== FRAME_TYPES.join() || constants.batchLayout !== LAYOUT) {
+  throw new Error(
+    `hep: the native addon writes frames as ${constants.batchLayout}, this package reads ${LAYOUT}: rebuild the addon`,
+  );
 }
 
 /**
@@ -159,17 +31,72 @@ function parseLine(line) {
   return framesOf(batch[0], batch[1], true)[0];
 }
 
+/** The `HepError` of kind `kind`, its message written as the core writes its errors'. */
+function refused(kind, message) {
+  return new HepError(`${kind}: ${message}`, { kind });
+}
+
 /**
- * The exact line the reference emitter writes for `frame` (no newline). Throws a `HepError`
- * for a frame the protocol cannot carry. An unknown frame is written back as its line
- * (`raw`) when it has one, else as the JSON of its object.
+ * `value` as JSON text for the core's decoder, which reads it as it reads a line: an object's
+ * own enumerable keys in order (those holding `undefined` left out), an integer with all its
+ * digits (so that the decoder, not an exponent, judges its range), -0 as `-0` (a cost keeps
+ * its sign). What JSON cannot hold is refused here: a non-finite number as the core's encoder
+ * refuses it (`unencodable`), a bigint, a function or a symbol as a value of the wrong type.
+ * `ancestors` are the objects `value` is inside (a cycle is a TypeError, as in
+ * `JSON.stringify`).
+ */
+function frameJson(value, key, ancestors) {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      if (!Number.isFinite(value)) throw refused('unencodable', `${value} is not a finite number`);
+      if (Object.is(value, -0)) return '-0';
+      return Number.isInteger(value) ? BigInt(value).toString() : String(value);
+    case 'undefined':
+      return 'null'; // in an array, as JSON.stringify writes it (an object leaves it out)
+    case 'object':
+      break;
+    default:
+      throw refused('wrong_type', `field \`${key}\` holds a ${typeof value}, which JSON cannot hold`);
+  }
+  if (value === null) return 'null';
+  if (ancestors.includes(value)) throw new TypeError(`encode(frame): field \`${key}\` holds a cycle`);
+  ancestors.push(value);
+  let text;
+  if (Array.isArray(value)) {
+    text = `[${Array.from(value, (item) => frameJson(item, `${key}[]`, ancestors)).join(',')}]`;
+  } else {
+    const members = [];
+    for (const name of Object.keys(value)) {
+      const member = value[name];
+      if (member !== undefined) members.push(`${JSON.stringify(name)}:${frameJson(member, name, ancestors)}`);
+    }
+    text = `{${members.join(',')}}`;
+  }
+  ancestors.pop();
+  return text;
+}
+
+/**
+ * The exact line the reference emitter writes for `frame` (no newline). The core's decoder
+ * reads the object as it reads a line (the same error kinds: `missing_field`, `wrong_type`,
+ * `out_of_range` for a negative integer) and its encoder writes it (`unencodable` for an
+ * integer above 2^53 - 1 or a non-finite number). An unknown frame is written back as its
+ * line, `raw`.
  */
 function encode(frame) {
   check.object(frame, 'encode(frame): frame');
-  if (frame.type !== 'unknown') return native.encode(frame);
-  if (typeof frame.raw === 'string') return native.encodeUnknown(frame.raw);
-  check.object(frame.frame, "encode(frame): an unknown frame's `frame`");
-  return native.encodeUnknown(JSON.stringify(frame.frame));
+  if (frame.type !== 'unknown') return native.encode(frameJson(frame, 'frame', []));
+  check.string(frame.raw, "encode(frame): an unknown frame's `raw` (its line)");
+  return native.encodeUnknown(frame.raw);
 }
 
-module.exports = { framesOf, parseLine, encode };
+/** The JSON Schema (draft 2020-12) of the frames, as text. */
+function jsonSchema() {
+  return native.jsonSchema();
+}
+
+module.exports = { framesOf, parseLine, encode, jsonSchema };

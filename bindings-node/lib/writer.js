@@ -1,6 +1,7 @@
 'use strict';
 // `Writer`: byte-exact HEP lines from the core's emitter (turn ids, header once, bounds),
-// each written to a Writable (`out.write(line)`) or handed to a function, newline included.
+// each written with its newline to a Writable (`out.write(line + '\n')`) or handed so to a
+// function; each method returns its line without the newline (docs/api.md).
 // When the Writable's `write` returns false (its buffer is full), `ready` is a promise of
 // its 'drain': `await writer.ready` between frames keeps a slow sink's buffer bounded.
 
@@ -46,8 +47,9 @@ function toolResult(r, index) {
 }
 
 /**
- * Writes HEP lines. Every method returns the line it wrote (with its `\n`), or null when
- * the protocol says the call writes nothing. A value the protocol cannot carry throws a
+ * Writes HEP lines. Every method returns the line it wrote (without its `\n`, which the
+ * writer writes to the sink after it), or null when the protocol says the call writes
+ * nothing. A value the protocol cannot carry throws a
  * `HepError`; an argument of the wrong type a TypeError (a number out of range a RangeError).
  */
 class Writer {
@@ -56,7 +58,8 @@ class Writer {
   #ready = null; // while the sink's buffer is full: the promise of its 'drain'
 
   /**
-   * `out`: a Writable (each line is `out.write(line)`) or a function called with each line.
+   * `out`: a Writable (each line is `out.write(line + '\n')`) or a function called with each
+   * line and its `\n`.
    * Options: `fahVersion` (the emitter version the header names) and `toolArgs`: 'summary'
    * (arguments rendered as `key=value`, the default) or 'full' (their JSON).
    */
@@ -118,7 +121,7 @@ class Writer {
   }
 
   #put(line) {
-    if (line !== null) this.#out(line);
+    if (line !== null) this.#out(`${line}\n`);
     return line;
   }
 

@@ -1,66 +1,38 @@
 //! The batch: every frame a call completes, handed to JavaScript in one return value and
-//! turned into plain objects by `lib/frames.js` (which mirrors the layout below).
+//! turned into plain objects by `lib/batch.js`.
 //!
 //! A batch is the array `[pool, cols, halted]`:
 //!
-//! - `pool`: one string holding every string field of every frame, in the order listed
-//!   below (written as UTF-16, which V8 copies as it is, or narrows when it can).
+//! - `pool`: one string holding every string field of every frame, in the order of `cols`
+//!   (written as UTF-16, which V8 copies as it is, or narrows when it can).
 //! - `cols`: a `Float64Array`. Per frame: its type code (the index of its type in
-//!   [`FRAME_TYPES`]); in raw mode its line number and its line; then its fields in
-//!   protocol order. A string is given by where it ends in `pool`, counted in UTF-16 code
-//!   units (JavaScript string indices), since each one starts where the previous ended. An
-//!   integer or the cost is the number itself (integers are at most 2^53 - 1, so exact), a
-//!   boolean is 0 or 1, an absent optional field is NaN, and `tool_results` is its length
-//!   followed by each result's `id`, `name`, `ok` and `text`.
-//!   An unknown frame is its line (JSON text, parsed by JavaScript).
+//!   [`FRAME_TYPES`]); in raw mode its line number and its line; then its fields in the
+//!   wire's order. A string is given by where it ends in `pool`, counted in UTF-16 code
+//!   units (JavaScript string indices), since each one starts where the previous ended. A
+//!   number is itself (integers are at most 2^53 - 1, so exact), a boolean is 0 or 1, a
+//!   list is its length followed by its items, a record is its fields, and an absent
+//!   optional field is NaN (a present optional record is 1, then its fields). The unknown
+//!   frame is `frame_type`, `turn_id` and `raw`, as its other fields.
 //! - `halted`: `null`, or the JSON text of the [`Record`] of the error that halted the
 //!   stream. Violations and skipped lines stay in the core, which keeps the first
 //!   `max_reports` (`NativeStream.reports`).
 //!
+//! Each frame type's code and fields ([`layout`]) and their reading in `lib/batch.js` are
+//! generated from hep-core's frame model (`make codegen`); both carry the layout's
+//! signature ([`LAYOUT`]), which `lib/frames.js` compares at load.
+//!
 //! One string and one typed array per chunk replace the hundreds of strings and objects a
 //! chunk holds, each of which would cost a boundary crossing of its own.
 
-use crate::failure::Record;
+#[rustfmt::skip] // generated
+mod layout;
+
+pub(crate) use layout::{FRAME_TYPES, LAYOUT};
+
+use crate::errors::Record;
 use crate::text::push_utf16;
 use hep_core::{Error, Event, Frame};
 use napi::bindgen_prelude::{Array, Env, Float64Array};
-
-/// The type of each frame code: the protocol's frame types in the spec's order, then
-/// `unknown` for a type v1 does not know.
-pub(crate) const FRAME_TYPES: [&str; 13] = [
-    "hep_header",
-    "agent_start",
-    "message_start",
-    "message_delta",
-    "tool_start",
-    "tool_delta",
-    "tool_liveness",
-    "turn_done",
-    "turn_error",
-    "cancelled",
-    "compaction_start",
-    "compaction_end",
-    "unknown",
-];
-
-/// The code of `frame`'s type (its index in [`FRAME_TYPES`]).
-fn code(frame: &Frame) -> f64 {
-    match frame {
-        Frame::HepHeader(_) => 0.0,
-        Frame::AgentStart(_) => 1.0,
-        Frame::MessageStart(_) => 2.0,
-        Frame::MessageDelta(_) => 3.0,
-        Frame::ToolStart(_) => 4.0,
-        Frame::ToolDelta(_) => 5.0,
-        Frame::ToolLiveness(_) => 6.0,
-        Frame::TurnDone(_) => 7.0,
-        Frame::TurnError(_) => 8.0,
-        Frame::Cancelled(_) => 9.0,
-        Frame::CompactionStart(_) => 10.0,
-        Frame::CompactionEnd(_) => 11.0,
-        Frame::Unknown(_) => 12.0,
-    }
-}
 
 /// The batch being written; reused from call to call.
 #[derive(Debug, Default)]
@@ -91,76 +63,12 @@ impl Batch {
     /// Adds one frame, read from line `line` whose text is `raw`.
     pub(crate) fn frame(&mut self, line: u64, raw: &str, frame: &Frame) {
         self.count += 1;
-        self.cols.push(code(frame));
+        self.cols.push(layout::code(frame));
         if self.raw {
             self.cols.push(line as f64);
             self.text(raw);
         }
-        match frame {
-            Frame::HepHeader(f) => {
-                self.text(&f.hep);
-                self.text(&f.fah);
-                self.text(&f.session);
-            }
-            Frame::AgentStart(f) => self.int(f.turn_id),
-            Frame::MessageStart(f) => {
-                self.int(f.turn_id);
-                self.text(&f.role);
-            }
-            Frame::MessageDelta(f) => {
-                self.int(f.turn_id);
-                self.text(&f.delta);
-            }
-            Frame::ToolStart(f) => {
-                self.int(f.turn_id);
-                self.text(&f.id);
-                self.text(&f.name);
-                self.text(&f.args_summary);
-            }
-            Frame::ToolDelta(f) => {
-                self.int(f.turn_id);
-                self.text(&f.id);
-                self.text(&f.update);
-            }
-            Frame::ToolLiveness(f) => {
-                self.int(f.turn_id);
-                self.text(&f.id);
-                self.text(&f.name);
-                self.text(&f.action);
-                self.int(f.elapsed_ms);
-                self.cols.push(f.output_bytes.map_or(f64::NAN, |b| b as f64));
-                match f.detail.as_deref().filter(|d| !d.is_empty()) {
-                    Some(detail) => self.text(detail),
-                    None => self.cols.push(f64::NAN),
-                }
-            }
-            Frame::TurnDone(f) => {
-                self.int(f.turn_id);
-                self.text(&f.message);
-                self.cols.push(f.tool_results.len() as f64);
-                for r in &f.tool_results {
-                    self.text(&r.id);
-                    self.text(&r.name);
-                    self.bool(r.ok);
-                    self.text(&r.text);
-                }
-                self.int(f.usage.input);
-                self.int(f.usage.output);
-                self.cols.push(f.usage.cost);
-                self.text(&f.stop_reason);
-            }
-            Frame::TurnError(f) => {
-                self.int(f.turn_id);
-                self.text(&f.error);
-                self.bool(f.fatal);
-            }
-            Frame::Cancelled(f) | Frame::CompactionStart(f) => self.int(f.turn_id),
-            Frame::CompactionEnd(f) => {
-                self.int(f.turn_id);
-                self.int(f.tokens_freed);
-            }
-            Frame::Unknown(u) => self.text(&u.raw),
-        }
+        self.fields(frame);
     }
 
     /// Frames in the batch so far.
@@ -168,17 +76,41 @@ impl Batch {
         self.count
     }
 
+    /// A string: where it ends in the pool.
     fn text(&mut self, text: &str) {
         push_utf16(&mut self.pool, text);
         self.cols.push(self.pool.len() as f64);
     }
 
+    /// An integer (at most 2^53 - 1, so exact).
     fn int(&mut self, value: u64) {
         self.cols.push(value as f64);
     }
 
+    /// A float.
+    fn float(&mut self, value: f64) {
+        self.cols.push(value);
+    }
+
+    /// A boolean: 1 or 0.
     fn bool(&mut self, value: bool) {
         self.cols.push(if value { 1.0 } else { 0.0 });
+    }
+
+    /// The length of a list (its items follow).
+    fn count(&mut self, len: usize) {
+        self.cols.push(len as f64);
+    }
+
+    /// An absent optional field.
+    fn absent(&mut self) {
+        self.cols.push(f64::NAN);
+    }
+
+    /// A present optional record (its fields follow).
+    #[allow(dead_code)] // v1 has no optional record; the generated layout would use it
+    fn present(&mut self) {
+        self.cols.push(1.0);
     }
 
     /// The batch as the JavaScript array `[pool, cols, halted]`; the batch is empty again.
@@ -225,10 +157,27 @@ mod tests {
         assert_eq!(FRAME_TYPES[..12], Frame::KNOWN_TYPES);
         for line in lines {
             let frame = hep_core::decode(line.as_bytes()).unwrap();
-            assert_eq!(FRAME_TYPES[code(&frame) as usize], frame.frame_type());
+            assert_eq!(FRAME_TYPES[layout::code(&frame) as usize], frame.frame_type());
         }
         let unknown = hep_core::decode(br#"{"type":"later"}"#).unwrap();
-        assert_eq!(FRAME_TYPES[code(&unknown) as usize], "unknown");
+        assert_eq!(FRAME_TYPES[layout::code(&unknown) as usize], "unknown");
+    }
+
+    #[test]
+    fn an_unknown_frame_is_its_type_turn_id_and_line() {
+        let mut batch = Batch::new(false);
+        for line in [r#"{"type":"later","turn_id":4}"#, r#"{"type":"later"}"#] {
+            batch.frame(1, line, &hep_core::decode(line.as_bytes()).unwrap());
+        }
+        // code, end of "later", turn id, end of the line; then the same with no turn id (NaN).
+        assert_eq!(batch.cols[..4], [12.0, 5.0, 4.0, 33.0]);
+        assert_eq!(batch.cols[4..6], [12.0, 38.0]);
+        assert!(batch.cols[6].is_nan());
+        assert_eq!(batch.cols[7], 38.0 + 16.0);
+        assert_eq!(
+            String::from_utf16(&batch.pool).unwrap(),
+            r#"later{"type":"later","turn_id":4}later{"type":"later"}"#
+        );
     }
 
     #[test]

@@ -3,19 +3,24 @@
 //! Conversions and error mapping only. The protocol (parsing, validation, encoding, bounds,
 //! verdicts) is hep-core; the public API, argument checks and Node I/O are the package's
 //! JavaScript (`lib/*.js`), which loads this addon through `lib/native.js`. Nothing here is
-//! public API: the names are the package's internal contract.
+//! public API: the names are the package's internal contract. Each module has the name of
+//! the `lib/` module it serves.
 //!
 //! The hot path crosses the boundary once per chunk: [`stream::NativeStream::feed`] hands back
 //! every frame the chunk completes as one [`batch`] (a string pool and a column of numbers)
-//! that `lib/frames.js` turns into plain objects.
+//! that `lib/batch.js` turns into plain objects.
 
 mod batch;
-pub mod encode;
-pub mod failure;
-pub mod parse;
+pub mod boundary;
+pub mod bounds;
+pub mod constants;
+mod errors;
+pub mod frames;
+pub mod sanitize;
+pub mod signals;
 pub mod stream;
 pub mod supervise;
-pub mod support;
+pub mod tail;
 mod text;
 pub mod writer;
 

@@ -1,7 +1,8 @@
 //! `NativeStream`: the core's [`Stream`], fed chunk by chunk; each call returns one batch.
 
 use crate::batch::Batch;
-use crate::failure::{Failure, Outcome, Record, boundary};
+use crate::boundary::guard;
+use crate::errors::{Failure, Outcome, Record};
 use crate::text::js_string;
 use hep_core::run::Limits;
 use hep_core::{Error, HepHeader, RunResult, Stream, StreamOptions, Terminal, Usage, Verdict, Violation};
@@ -141,7 +142,7 @@ fn finished() -> Failure {
 impl NativeStream {
     /// Feeds `bytes` and returns the batch of what they complete.
     fn feed_bytes<'env>(&mut self, env: &'env Env, bytes: &[u8]) -> napi::Result<Array<'env>> {
-        boundary(env, || {
+        guard(env, || {
             let Self { stream, batch, .. } = self;
             stream.as_mut().ok_or_else(finished)?.feed_with(bytes, |event| batch.event(event));
             Ok(batch.take(env)?)
@@ -162,7 +163,7 @@ impl NativeStream {
         raw: bool,
         limits: Option<StreamLimits>,
     ) -> napi::Result<Self> {
-        boundary(&env, || {
+        guard(&env, || {
             // Each number is a non-negative integer (checked by lib/stream.js); `as` saturates.
             let limits = limits.map_or_else(Limits::default, Limits::from);
             let options = StreamOptions { strict, max_line_length: max_line_bytes as usize, limits };
@@ -174,7 +175,7 @@ impl NativeStream {
     /// after `finish`, the result's), as the JSON of [`Reports`].
     #[napi(catch_unwind)]
     pub fn reports<'env>(&self, env: &'env Env) -> napi::Result<JsString<'env>> {
-        boundary(env, || {
+        guard(env, || {
             let extras = match (&self.stream, &self.result) {
                 (Some(stream), _) => Reports::of(stream.violations(), stream.skipped()),
                 (None, Some(result)) => Reports::of(&result.violations, &result.skipped),
@@ -199,7 +200,7 @@ impl NativeStream {
     /// Ends the input: a partial last line is reported as skipped (truncated).
     #[napi(catch_unwind)]
     pub fn end_input<'env>(&mut self, env: &'env Env) -> napi::Result<Array<'env>> {
-        boundary(env, || {
+        guard(env, || {
             let Self { stream, batch, .. } = self;
             for event in stream.as_mut().ok_or_else(finished)?.end_input() {
                 batch.event(event);
@@ -212,7 +213,7 @@ impl NativeStream {
     /// result; returns it but its turns (JSON, see [`Summary`]).
     #[napi(catch_unwind)]
     pub fn finish<'env>(&mut self, env: &'env Env, exit_code: Option<i32>) -> napi::Result<JsString<'env>> {
-        boundary(env, || {
+        guard(env, || {
             let result = self.stream.take().ok_or_else(finished)?.finish(exit_code);
             let summary = json(env, &Summary::of(&result));
             self.result = Some(result);
@@ -223,7 +224,7 @@ impl NativeStream {
     /// The run result's turns, as the core serializes them (JSON).
     #[napi(catch_unwind)]
     pub fn turns<'env>(&self, env: &'env Env) -> napi::Result<JsString<'env>> {
-        boundary(env, || {
+        guard(env, || {
             let result =
                 self.result.as_ref().ok_or_else(|| Failure::Internal("the stream is not finished".to_owned()))?;
             json(env, &result.run.turns)

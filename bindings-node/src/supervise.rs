@@ -5,7 +5,8 @@
 //! plain values and JSON.
 
 use crate::batch::Batch;
-use crate::failure::{Failure, Outcome, Record, boundary};
+use crate::boundary::guard;
+use crate::errors::{Failure, Outcome, Record};
 use crate::stream::{StreamLimits, Summary, json};
 use hep_core::run::Limits;
 use hep_core::supervise::{Action, CancelReason, ExitStatus, Signal, SuperviseOptions, Supervision, Supervisor};
@@ -157,7 +158,7 @@ fn unfinished() -> Failure {
 impl NativeSupervisor {
     /// Runs `input` on the supervisor inside the boundary.
     fn input(&mut self, env: &Env, input: impl FnOnce(&mut Supervisor) -> Outcome<()>) -> napi::Result<()> {
-        boundary(env, || input(&mut self.sup))
+        guard(env, || input(&mut self.sup))
     }
 
     fn finished_result(&self) -> Outcome<&RunResult> {
@@ -170,7 +171,7 @@ impl NativeSupervisor {
     /// A supervisor with `config`, for a child started at `now_ms`.
     #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, config: SupervisorConfig, now_ms: f64) -> napi::Result<Self> {
-        boundary(&env, || {
+        guard(&env, || {
             let raw = config.raw;
             Ok(Self { sup: Supervisor::new(config.into(), duration(now_ms)), batch: Batch::new(raw) })
         })
@@ -282,13 +283,13 @@ impl NativeSupervisor {
     /// When to call `tick` next, in milliseconds on the driver's clock.
     #[napi(catch_unwind)]
     pub fn deadline(&self, env: Env) -> napi::Result<Option<f64>> {
-        boundary(&env, || Ok(self.sup.deadline().map(millis)))
+        guard(&env, || Ok(self.sup.deadline().map(millis)))
     }
 
     /// The next action, if any.
     #[napi(catch_unwind)]
     pub fn poll_action(&mut self, env: Env) -> napi::Result<Option<ActionRecord>> {
-        boundary(&env, || Ok(self.sup.poll_action().map(ActionRecord::of)))
+        guard(&env, || Ok(self.sup.poll_action().map(ActionRecord::of)))
     }
 
     /// Up to `max` events as one batch `[pool, cols, halted, reports]`: the frames and the
@@ -296,7 +297,7 @@ impl NativeSupervisor {
     /// lines among them (each with the number of frames before it), or null.
     #[napi(catch_unwind)]
     pub fn poll_events<'env>(&mut self, env: &'env Env, max: f64) -> napi::Result<Array<'env>> {
-        boundary(env, || {
+        guard(env, || {
             let Self { sup, batch } = self;
             let mut reports = Vec::new();
             let mut halt = None;
@@ -336,55 +337,55 @@ impl NativeSupervisor {
     /// The next stderr line, if any.
     #[napi(catch_unwind)]
     pub fn poll_stderr(&mut self, env: Env) -> napi::Result<Option<String>> {
-        boundary(&env, || Ok(self.sup.poll_stderr()))
+        guard(&env, || Ok(self.sup.poll_stderr()))
     }
 
     /// Whether stdout is paused for the consumer.
     #[napi(getter, catch_unwind)]
     pub fn paused(&self, env: Env) -> napi::Result<bool> {
-        boundary(&env, || Ok(self.sup.is_paused()))
+        guard(&env, || Ok(self.sup.is_paused()))
     }
 
     /// Who cancelled the run (`user`, `timeout`, `idle`), once a cancel has started.
     #[napi(getter, catch_unwind)]
     pub fn cancelled_by(&self, env: Env) -> napi::Result<Option<String>> {
-        boundary(&env, || Ok(self.sup.cancelled_by().map(|reason| reason.as_str().to_owned())))
+        guard(&env, || Ok(self.sup.cancelled_by().map(|reason| reason.as_str().to_owned())))
     }
 
     /// Whether a cancel has started and the child has not exited yet.
     #[napi(getter, catch_unwind)]
     pub fn cancelling(&self, env: Env) -> napi::Result<bool> {
-        boundary(&env, || Ok(self.sup.is_cancelling()))
+        guard(&env, || Ok(self.sup.is_cancelling()))
     }
 
     /// Whether the timeout ran out and cancelled the run.
     #[napi(getter, catch_unwind)]
     pub fn timed_out(&self, env: Env) -> napi::Result<bool> {
-        boundary(&env, || Ok(self.sup.timed_out()))
+        guard(&env, || Ok(self.sup.timed_out()))
     }
 
     /// Whether stdout is still open: false once it reached its end or the drain closed it.
     #[napi(getter, catch_unwind)]
     pub fn stdout_open(&self, env: Env) -> napi::Result<bool> {
-        boundary(&env, || Ok(self.sup.is_stdout_open()))
+        guard(&env, || Ok(self.sup.is_stdout_open()))
     }
 
     /// Waiting bytes past which events and stderr lines are counted instead of kept.
     #[napi(getter, catch_unwind)]
     pub fn drop_at_bytes(&self, env: Env) -> napi::Result<f64> {
-        boundary(&env, || Ok(self.sup.options().drop_at_bytes() as f64))
+        guard(&env, || Ok(self.sup.options().drop_at_bytes() as f64))
     }
 
     /// Whether the result is known.
     #[napi(getter, catch_unwind)]
     pub fn finished(&self, env: Env) -> napi::Result<bool> {
-        boundary(&env, || Ok(self.sup.is_finished()))
+        guard(&env, || Ok(self.sup.is_finished()))
     }
 
     /// The violations, skipped lines and halt so far (JSON of [`Reports`]).
     #[napi(catch_unwind)]
     pub fn reports<'env>(&self, env: &'env Env) -> napi::Result<JsString<'env>> {
-        boundary(env, || {
+        guard(env, || {
             let (violations, skipped, halted): (&[Violation], &[Error], Option<&Error>) =
                 match (self.sup.stream(), self.sup.result()) {
                     (Some(s), _) => (s.violations(), s.skipped(), s.halted()),
@@ -403,7 +404,7 @@ impl NativeSupervisor {
     /// The result but its turns, with `supervision` (JSON), once finished.
     #[napi(catch_unwind)]
     pub fn result<'env>(&self, env: &'env Env) -> napi::Result<JsString<'env>> {
-        boundary(env, || {
+        guard(env, || {
             let result = self.finished_result()?;
             json(env, &Supervised { summary: Summary::of(result), supervision: result.supervision.as_ref() })
         })
@@ -412,7 +413,7 @@ impl NativeSupervisor {
     /// The result's turns (JSON), once finished.
     #[napi(catch_unwind)]
     pub fn turns<'env>(&self, env: &'env Env) -> napi::Result<JsString<'env>> {
-        boundary(env, || json(env, &self.finished_result()?.run.turns))
+        guard(env, || json(env, &self.finished_result()?.run.turns))
     }
 }
 

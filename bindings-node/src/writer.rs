@@ -1,13 +1,14 @@
 //! The writers: each is the core's [`Emitter`] (turn ids, header once, bounds, exact bytes)
-//! and the emitter version its header names. Each call returns the line it produced, newline
-//! included, or `null`; `lib/writer.js` writes it.
+//! and the emitter version its header names. Each call returns the line it produced, without
+//! its newline, or `null`; `lib/writer.js` writes it, with its newline, to the sink.
 //!
 //! A writer is named by an id into a table of this JavaScript thread rather than being a napi
 //! class: calling a method of a napi class costs a few hundred nanoseconds of bookkeeping,
 //! as much as writing the line, while a plain function costs a tenth of that. `lib/writer.js`
 //! closes the id when its `Writer` is garbage-collected.
 
-use crate::failure::{Failure, Outcome, boundary};
+use crate::boundary::guard;
+use crate::errors::{Failure, Outcome};
 use crate::text::{js_string, utf8, with_utf8};
 use hep_core::writer::{Emitter, ToolOutcome};
 use hep_core::{ArgsMode, LivenessAction, Usage};
@@ -47,17 +48,13 @@ fn with<T>(id: u32, f: impl FnOnce(&mut Writer) -> T) -> Outcome<T> {
         .ok_or_else(|| Failure::Internal(format!("writer {id} is closed")))
 }
 
-/// What each call returns: the line with its newline, or `null` when nothing is written.
+/// What each call returns: the line without its newline, or `null` when nothing is written.
 type Written<'env> = napi::Result<Option<JsString<'env>>>;
 
-/// The line that `emit` makes writer `id` produce, newline appended; a core error is thrown
-/// as a `HepError`.
+/// The line that `emit` makes writer `id` produce; a core error is thrown as a `HepError`.
 fn line<'env>(env: &'env Env, id: u32, emit: impl FnOnce(&mut Writer) -> Outcome<Option<String>>) -> Written<'env> {
-    boundary(env, || match with(id, emit)?? {
-        Some(mut line) => {
-            line.push('\n');
-            Ok(Some(js_string(env, &line)?))
-        }
+    guard(env, || match with(id, emit)?? {
+        Some(line) => Ok(Some(js_string(env, &line)?)),
         None => Ok(None),
     })
 }
@@ -68,26 +65,26 @@ fn uint(value: f64) -> u64 {
     value as u64
 }
 
-/// Opens a writer whose header names `fah_version`, rendering tool arguments in full mode
+/// Opens a writer whose header names `fah`, rendering tool arguments in full mode
 /// when `full_args`, else in summary mode; returns its id.
 #[napi(catch_unwind)]
-pub fn writer_open(env: Env, fah_version: String, full_args: bool) -> napi::Result<u32> {
-    boundary(&env, || Ok(open(fah_version, full_args)))
+pub fn writer_open(env: Env, fah: String, full_args: bool) -> napi::Result<u32> {
+    guard(&env, || Ok(open(fah, full_args)))
 }
 
 /// Closes writer `id` (its `Writer` is gone).
 #[napi(catch_unwind)]
 pub fn writer_close(env: Env, id: u32) -> napi::Result<()> {
-    boundary(&env, || {
+    guard(&env, || {
         close(id);
         Ok(())
     })
 }
 
 /// The body of [`writer_open`]: the id of a new writer, the first closed one reused.
-fn open(fah_version: String, full_args: bool) -> u32 {
+fn open(fah: String, full_args: bool) -> u32 {
     let mode = if full_args { ArgsMode::Full } else { ArgsMode::Summary };
-    let writer = Writer { emitter: Emitter::new(fah_version, mode) };
+    let writer = Writer { emitter: Emitter::new(fah, mode) };
     WRITERS.with_borrow_mut(|writers| match writers.iter_mut().enumerate().find(|(_, slot)| slot.is_none()) {
         Some((free, slot)) => {
             *slot = Some(writer);
@@ -112,7 +109,7 @@ fn close(id: u32) {
 /// The open turn's id, else the last allocated one (0 before any).
 #[napi(catch_unwind)]
 pub fn writer_turn_id(env: Env, id: u32) -> napi::Result<f64> {
-    boundary(&env, || with(id, |w| w.emitter.current_turn_id() as f64))
+    guard(&env, || with(id, |w| w.emitter.current_turn_id() as f64))
 }
 
 /// `hep_header` (written once).
@@ -130,7 +127,7 @@ pub fn writer_agent_start<'env>(env: &'env Env, id: u32) -> Written<'env> {
 /// Opens a turn if none is open; writes nothing.
 #[napi(catch_unwind)]
 pub fn writer_turn_start(env: Env, id: u32) -> napi::Result<()> {
-    boundary(&env, || with(id, |w| w.emitter.turn_start()))
+    guard(&env, || with(id, |w| w.emitter.turn_start()))
 }
 
 /// `message_start`, written only for the assistant role.

@@ -9,3 +9,30 @@ pub(crate) fn banner(comment: &str) -> String {
 pub(crate) fn comment_lines(doc: &str, prefix: &str) -> String {
     doc.lines().map(|line| if line.is_empty() { format!("{}\n", prefix.trim_end()) } else { format!("{prefix}{line}\n") }).collect()
 }
+
+/// `doc` with rustdoc's intra-doc links (`` [`Name`] ``, `` [`Name`](target) ``) as plain code
+/// spans (`` `Name` ``): the names they link are Rust's, which another language's docs
+/// cannot resolve.
+pub(crate) fn plain_links(doc: &str) -> String {
+    let mut out = String::with_capacity(doc.len());
+    let mut rest = doc;
+    while let Some(at) = rest.find("[`") {
+        let (before, tail) = rest.split_at(at);
+        out.push_str(before);
+        let Some(end) = tail.find("`]") else {
+            out.push_str(tail);
+            return out;
+        };
+        let (link, after) = tail.split_at(end + 2);
+        out.push_str(link.get(1..link.len() - 1).unwrap_or(link));
+        rest = after;
+        // A link with an explicit target: `(target)` is dropped.
+        if rest.starts_with('(') {
+            if let Some(close) = rest.find(')') {
+                rest = rest.get(close + 1..).unwrap_or_default();
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}

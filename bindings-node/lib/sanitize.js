@@ -1,0 +1,12 @@
+'use strict';
+// Terminal-safe text: the core's `sanitize`.
+
+const { native } = require('./native.js');
+const check = require('./check.js');
+
+/** `text` with terminal-driving characters (escapes, bidi overrides) as visible escapes. */
+function sanitize(text) {
+  return native.sanitize(check.string(text, 'sanitize(text)'));
+}
+
+module.exports = { sanitize };
