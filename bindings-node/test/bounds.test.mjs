@@ -1,9 +1,11 @@
-// The core's state caps come through: the `limits` option of `Stream`, `read` and `spawn`,
-// the counts of what each cap left out, and the stream's report cap.
+// The core's bounds come through: on text (`cap`, `utf16Len`, the two renderings of tool
+// arguments), and the state caps (the `limits` option of `Stream`, `read` and `spawn`, the
+// counts of what each cap left out, and the stream's report cap).
 
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
+import * as hep from 'hep';
 import { Stream, read, spawn } from 'hep';
 import { CaseError } from './conformance-support.mjs';
 import { streamLimits } from './conformance-stream.mjs';
@@ -113,5 +115,40 @@ describe('state caps', () => {
     const result = stream.finish(0);
     assert.deepEqual([result.violations.length, result.violationCount], [1000, 1501]);
     assert.deepEqual([result.skipped.length, result.skippedCount], [1000, 1500]);
+  });
+});
+
+describe('text bounds', () => {
+  test('cap, utf16Len, argsSummary and argsFull (objects or JSON text)', () => {
+    assert.equal(hep.cap('abcdef', 4), 'abcd…(+2 chars)');
+    assert.equal(hep.cap('ab😀cd', 3), 'ab…(+4 chars)');
+    assert.equal(hep.utf16Len('aé€😀'), 5);
+    assert.equal(hep.argsSummary({ path: 'a.txt', n: 2 }), 'path="a.txt", n=2');
+    assert.equal(hep.argsSummary('{"f":1.0}'), 'f=1.0');
+    assert.equal(hep.argsFull({ a: [1, { b: null }] }), '{"a":[1,{"b":null}]}');
+    assert.throws(() => hep.argsSummary('{'), { code: 'HEP_SYNTAX', column: 2 });
+    assert.throws(() => hep.argsSummary({ toJSON: () => undefined }), {
+      name: 'TypeError',
+      message: 'argsSummary(args) must serialize to a JSON object, but JSON.stringify gives undefined',
+    });
+    assert.throws(() => hep.argsFull('"x"'), { code: 'HEP_NOT_AN_OBJECT' });
+    assert.throws(() => hep.argsSummary([]), TypeError);
+    assert.throws(() => hep.cap('x', -1), RangeError);
+  });
+
+  test('argsSummary and argsFull: a value holding NaN or an infinity is [unserializable]', () => {
+    assert.equal(hep.argsSummary({ x: NaN, y: [1, Infinity], z: 'ok' }), 'x=[unserializable], y=[unserializable], z="ok"');
+    assert.equal(hep.argsFull({ x: NaN, y: [1, Infinity], z: 'ok' }), '[unserializable]');
+    assert.equal(hep.argsSummary({ deep: { a: [{ b: -Infinity }] }, n: null }), 'deep=[unserializable], n=null');
+    assert.equal(hep.argsFull({ deep: { a: [{ b: -Infinity }] }, n: null }), '[unserializable]');
+    assert.equal(hep.argsSummary({ n: null, u: undefined, f() {}, s: 'null' }), 'n=null, s="null"');
+    assert.equal(hep.argsFull({ n: null, u: undefined, f() {}, s: 'null' }), '{"n":null,"s":"null"}');
+    assert.equal(hep.argsSummary({ b: -Infinity, 1: null }), '1=null, b=[unserializable]');
+    // A toJSON is asked what it gives: a Date with a null beside it stays as it is.
+    assert.equal(hep.argsSummary({ d: new Date(0), n: null }), 'd="1970-01-01T00:00:00.000Z", n=null');
+    assert.equal(hep.argsSummary({ t: { toJSON: () => [NaN] }, n: null }), 't=[unserializable], n=null');
+    // The same arguments as JSON text, with numbers past the double range.
+    assert.equal(hep.argsSummary('{"x":1e400,"y":[1,-1e400],"z":"ok"}'), 'x=[unserializable], y=[unserializable], z="ok"');
+    assert.equal(hep.argsFull('{"x":1e400}'), '[unserializable]');
   });
 });

@@ -11,6 +11,7 @@ export const EXPECT_KEYS = [
   'skipped',
   'halted',
   'verdict',
+  'reasons',
   'conforms',
   'answer',
   'usage',
@@ -60,7 +61,7 @@ export function checkExpect(expect, whole) {
     try {
       if (!EXPECT_KEYS.includes(key)) throw new CaseError(`unknown \`expect\` key \`${key}\``);
       const got = whole[key];
-      if (Array.isArray(want) && Array.isArray(got)) entries(key, want, got);
+      if (key !== 'reasons' && Array.isArray(want) && Array.isArray(got)) entries(key, want, got);
       else sameJson(`\`${key}\``, want, got);
     } catch (e) {
       if (!(e instanceof CaseError)) throw e;
@@ -205,6 +206,7 @@ export function outcome(chunks, options, exitCode, raw) {
     skipped: result.skipped.map((s) => ({ line: s.line ?? 0, kind: s.kind })),
     halted,
     verdict: result.verdict,
+    reasons: result.reasons,
     conforms: result.conforms,
     answer: result.answer,
     usage: usage(result.usage),

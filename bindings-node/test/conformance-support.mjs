@@ -102,7 +102,9 @@ export function encoded(frame) {
 
 /**
  * The canonical form of a frame: the JSON object of the library's own encoding. The frame
- * object itself must be that form too (an unknown frame: `{type: 'unknown', frame: form}`).
+ * object itself must be that form too; an unknown frame (`{type: 'unknown', frame_type,
+ * turn_id, raw}`) must be encoded as its `raw` line, and name that line's type (and its
+ * turn id, when it gives one).
  */
 export function canonical(frame) {
   const line = encoded(frame);
@@ -112,14 +114,22 @@ export function canonical(frame) {
   } catch (e) {
     throw new CaseError(`the encoding \`${line}\` is not JSON: ${e.message}`);
   }
-  const object = frame.type === 'unknown' ? frame.frame : frame;
-  sameJson('the frame object (against its canonical form)', form, object);
+  if (frame.type !== 'unknown') {
+    sameJson('the frame object (against its canonical form)', form, frame);
+    return form;
+  }
+  const keys = Object.keys(frame);
+  const want = Object.hasOwn(frame, 'turn_id') ? ['type', 'frame_type', 'turn_id', 'raw'] : ['type', 'frame_type', 'raw'];
+  if (show(keys) !== show(want)) throw new CaseError(`an unknown frame's keys are ${show(keys)}, not ${show(want)}`);
+  sameText("an unknown frame's encoding (against its `raw`)", frame.raw, line);
+  sameJson("an unknown frame's `frame_type` (against its line's type)", form.type, frame.frame_type);
+  if (Object.hasOwn(frame, 'turn_id')) sameJson("an unknown frame's `turn_id` (against its line's)", form.turn_id, frame.turn_id);
   return form;
 }
 
 /** The wire type of a frame (an unknown frame's own type). */
 export function wireType(frame) {
-  return frame.type === 'unknown' ? frame.frame.type : frame.type;
+  return frame.type === 'unknown' ? frame.frame_type : frame.type;
 }
 
 // ---- comparison ----

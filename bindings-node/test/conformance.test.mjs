@@ -161,10 +161,9 @@ function runWriter(c) {
   const mode = c.args_mode ?? 'summary';
   if (mode !== 'summary' && mode !== 'full') throw new CaseError('`args_mode` must be "summary" or "full"');
   const calls = getList(c, 'calls');
-  // The Writer takes the emitter version up front; only the first header writes.
-  const header = calls.find((call) => call !== null && typeof call === 'object' && call.call === 'header');
+  // The Writer takes the harness version in its constructor (the case's top-level `fah`).
   const written = [];
-  const writer = new Writer((line) => written.push(line), { fahVersion: header ? getStr(header, 'fah') : '', toolArgs: mode });
+  const writer = new Writer((line) => written.push(line), { fahVersion: getStr(c, 'fah'), toolArgs: mode });
   const lines = [];
   calls.forEach((call, i) => {
     let name;
@@ -181,11 +180,12 @@ function runWriter(c) {
       if (e instanceof CaseError) throw new CaseError(`calls[${i}] \`${name}\`: ${e.message}`);
       throw new CaseError(`calls[${i}] \`${name}\`: the writer fails: ${e.name}: ${e.message}`);
     }
+    // The sink gets the line and its newline; the method returns the line alone.
     const fresh = written.slice(before);
-    sameJson(`calls[${i}] \`${name}\` wrote ${show(fresh)} but returned ${show(returned)}:`, returned === null ? [] : [returned], fresh);
+    sameJson(`calls[${i}] \`${name}\` wrote ${show(fresh)} but returned ${show(returned)}:`, returned === null ? [] : [`${returned}\n`], fresh);
     if (returned !== null) {
-      if (!returned.endsWith('\n')) throw new CaseError(`calls[${i}] \`${name}\` wrote a line without its newline: ${show(returned)}`);
-      lines.push(returned.slice(0, -1));
+      if (returned.includes('\n')) throw new CaseError(`calls[${i}] \`${name}\` returned a line holding a newline: ${show(returned)}`);
+      lines.push(returned);
     }
   });
   const expected = getList(c, 'lines');
@@ -202,11 +202,10 @@ function runWriter(c) {
 
 const optional = (call, key, getter) => (call[key] === undefined || call[key] === null ? null : getter(call, key));
 
-/** Makes one call through `Writer`, returning the line it says it wrote (with its newline). */
+/** Makes one call through `Writer`, returning the line it says it wrote (without its newline). */
 function apply(w, name, call) {
   switch (name) {
     case 'header':
-      getStr(call, 'fah');
       return w.header(getStr(call, 'session'));
     case 'agent_start':
       return w.agentStart();
@@ -320,6 +319,7 @@ describe('the conformance runner', () => {
     ['decode', (c) => Object.assign(c.frame, { extra: 1 }), '$.extra: expected 1, got nothing'],
     ['encode', (c) => Object.assign(c, { line: `${c.line} ` }), 'the encoding of `frame` differs'],
     ['writer', (c) => c.lines.push('{}'), 'lines instead of'],
+    ['writer', (c) => delete c.fah, 'missing field `fah`'],
     ['supervise', (c) => Object.assign(c, { clock: 'simulated' }), 'unknown key `clock` in the case'],
     ['supervise', (c) => Object.assign(c, { options: { timeout: 5 } }), 'unknown key `timeout` in `options`'],
     ['supervise', (c) => c.steps.push({ at: 1e9, sleep: 5 }), 'unknown key `sleep` in steps['],
@@ -367,6 +367,21 @@ describe('the conformance runner', () => {
       assert.throws(() => runHostile(c), (e) => e instanceof CaseError && e.message.includes(complaint));
     });
   }
+
+  test("a writer case's `fah` is the header's; a stream case's `reasons` are checked exactly, in order", () => {
+    const header = load(join(ROOT, 'writer', 'readme-example-single-round.json'));
+    assert.ok(header.lines[0].includes(`"fah":${JSON.stringify(header.fah)}`), 'the case writes a header');
+    header.fah = `${header.fah}-other`;
+    assert.throws(() => runWriter(header), (e) => e instanceof CaseError && e.message.includes('line 1 differs'));
+    const path = join(ROOT, 'stream', 'reference', 'signal-between-rounds.json');
+    const reasons = load(path).expect.reasons;
+    assert.ok(reasons.length > 0, 'the case pins reasons');
+    for (const changed of [[...reasons, 'another reason'], [], [`${reasons[0]}.`, ...reasons.slice(1)]]) {
+      const c = load(path);
+      c.expect.reasons = changed;
+      assert.throws(() => runStream(c), (e) => e instanceof CaseError && e.message.includes('`reasons`'), show(changed));
+    }
+  });
 
   test('JSON equality is strict about types', () => {
     assert.equal(firstDifference('$', { a: 0 }, { a: -0 }), null);

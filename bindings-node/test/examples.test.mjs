@@ -72,3 +72,7 @@ test('the example shows a hostile stream as visible escapes', () => {
   assert.ok(out.includes(PROSE), out);
   assert.ok(err.includes(STDERR), err);
 });
+
+test('sanitize makes terminal escapes visible', () => {
+  assert.equal(sanitize('a\u001b[31mred\u0007\n\tb\u202e'), 'a\\x1b[31mred\\x07\n\tb\\u{202e}');
+});

@@ -1,5 +1,5 @@
 // FFI safety: no panic of the addon reaches JavaScript as anything but a `HepError`. Every
-// export runs its body in `boundary` (src/failure.rs), which turns a panic into an internal
+// export runs its body in `guard` (src/boundary.rs), which turns a panic into an internal
 // failure (its Rust unit test proves that step) and throws every failure as a `HepError`.
 
 import assert from 'node:assert/strict';
@@ -9,6 +9,15 @@ import { HepError } from 'hep';
 
 const require = createRequire(import.meta.url);
 const { native } = require('../lib/native.js');
+const { framesOf } = require('../lib/frames.js');
+
+/** The start of a run, left open: a tool call in round 1. */
+const LIVE = [
+  '{"type":"hep_header","hep":"v1","fah":"x","session":"s"}',
+  '{"type":"agent_start","turn_id":1}',
+  '{"type":"message_start","turn_id":1,"role":"assistant"}',
+  '{"type":"tool_start","turn_id":1,"id":"c1","name":"read","args_summary":""}',
+];
 
 const HOSTILE = [
   undefined, null, true, 0, -1, 2 ** 32, -(2 ** 53), 1e308, NaN, Infinity, 10n, '', '\u0000\u001b[31m\u2028', '\ud800',
@@ -58,8 +67,12 @@ describe('FFI safety', () => {
   });
 
   test('no method lets a panic through, whatever its arguments', () => {
+    // A live stream: in a round, a tool call open, every line read as a frame.
     const stream = new native.NativeStream(false, 1 << 16, true);
-    stream.feed(Buffer.from('{"hep":"v1","type":"hep_header","fah_version":"x","session":"s"}\n'));
+    const [pool, cols] = stream.feed(Buffer.from(`${LIVE.join('\n')}\n`));
+    const frames = framesOf(pool, cols, true);
+    assert.deepEqual(frames.map((f) => f.type), ['hep_header', 'agent_start', 'message_start', 'tool_start']);
+    assert.deepEqual(JSON.parse(stream.reports()), { violations: [], skipped: [] }, 'the live stream skips no line');
     const objects = [stream, new native.NativeStream(true, 1, false), new native.NativeTail(16)];
     for (const object of objects) {
       const proto = Object.getPrototypeOf(object);

@@ -1,9 +1,11 @@
-// parseLine and encode, and the boundary's robustness: no input, however bad, can crash the
-// process; it gives a frame, a HepError, or a TypeError/RangeError for a wrong argument.
+// parseLine and encode, HepError, the frames' JSON Schema, and the boundary's robustness: no
+// input, however bad, can crash the process; it gives a frame, a HepError, or a
+// TypeError/RangeError for a wrong argument.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HepError, Stream, Writer, argsSummary, cap, encode, parseLine, sanitize } from 'hep';
+import { readFileSync } from 'node:fs';
+import { HepError, Stream, Writer, argsSummary, cap, encode, jsonSchema, parseLine, sanitize } from 'hep';
 
 const DELTA = '{"type":"message_delta","turn_id":7,"delta":"hé😀"}';
 
@@ -66,31 +68,69 @@ describe('encode', () => {
     assert.equal(encode(liveness), '{"type":"tool_liveness","turn_id":1,"id":"c","name":"n","action":"heartbeat","elapsed_ms":5}');
   });
 
-  test('an unknown frame is its raw line when it has one, else the JSON of its object', () => {
-    const raw = '{ "type" : "later", "x": 1.50 }';
-    assert.equal(encode(parseLine(raw)), raw);
-    assert.equal(encode({ type: 'unknown', frame: { type: 'later', x: 1.5 } }), '{"type":"later","x":1.5}');
-    assert.throws(() => encode({ type: 'unknown', frame: { type: 'agent_start', turn_id: 1 } }), { code: 'HEP_WRONG_TYPE' });
-    assert.throws(() => encode({ type: 'unknown' }), TypeError);
+  test('an unknown frame is written back as its raw line', () => {
+    const raw = '{ "type" : "later", "turn_id": 4, "x": 1.50 }';
+    const frame = parseLine(raw);
+    assert.deepEqual(frame, { type: 'unknown', frame_type: 'later', turn_id: 4, raw });
+    assert.equal(encode(frame), raw);
+    assert.equal(encode({ type: 'unknown', frame_type: 'later', raw: '{"type":"later"}' }), '{"type":"later"}');
+    assert.throws(() => encode({ type: 'unknown', frame_type: 'agent_start', raw: '{"type":"agent_start","turn_id":1}' }), { code: 'HEP_WRONG_TYPE' });
+    assert.throws(() => encode({ type: 'unknown', frame_type: 'later', raw: '{"type":' }), { code: 'HEP_SYNTAX' });
+    assert.throws(() => encode({ type: 'unknown', frame_type: 'later' }), TypeError);
   });
 
-  test('a malformed frame object is refused as the decoder refuses such a line', () => {
+  test('a frame object is read by the core decoder, with its error kinds', () => {
+    const done = (usage, toolResults = []) => ({ type: 'turn_done', turn_id: 1, message: '', tool_results: toolResults, usage, stop_reason: '' });
     const cases = [
       [{ type: 'message_delta', turn_id: 1 }, 'HEP_MISSING_FIELD', '`message_delta` is missing required field `delta`'],
-      [{ type: 'message_delta', turn_id: '1', delta: '' }, 'HEP_WRONG_TYPE', 'field `turn_id` of `message_delta` must be a number, found a string'],
-      [{ type: 'message_delta', turn_id: 1.5, delta: '' }, 'HEP_WRONG_TYPE', 'field `turn_id` of `message_delta` must be an integer, found 1.5'],
-      [{ type: 'agent_start', turn_id: -1 }, 'HEP_OUT_OF_RANGE', 'field `turn_id` of `agent_start` must be an integer from 0, found -1'],
+      [{ type: 'message_delta', turn_id: 1, delta: undefined }, 'HEP_MISSING_FIELD', '`message_delta` is missing required field `delta`'],
+      [{ type: 'message_delta', turn_id: '1', delta: '' }, 'HEP_WRONG_TYPE', 'field `turn_id` of `message_delta` must be an integer, found a string'],
+      [{ type: 'message_delta', turn_id: 1.5, delta: '' }, 'HEP_WRONG_TYPE', 'field `turn_id` of `message_delta` must be an integer, found a number with a fraction or exponent'],
+      [{ type: 'message_delta', turn_id: null, delta: '' }, 'HEP_WRONG_TYPE', 'field `turn_id` of `message_delta` must be an integer, found null'],
+      [{ type: 'message_delta', turn_id: 1, delta: 10n }, 'HEP_WRONG_TYPE', 'field `delta` holds a bigint, which JSON cannot hold'],
+      [{ type: 'message_delta', turn_id: 1, delta: () => {} }, 'HEP_WRONG_TYPE', 'field `delta` holds a function, which JSON cannot hold'],
+      [{ type: 'agent_start', turn_id: -1 }, 'HEP_OUT_OF_RANGE', 'field `turn_id` of `agent_start` must be an integer from 0 to 9007199254740991, found -1'],
       [{ type: 'agent_start', turn_id: 2 ** 53 }, 'HEP_UNENCODABLE', '9007199254740992 is above the largest integer field value 9007199254740991'],
-      [{ type: 'turn_done', turn_id: 1, message: '', tool_results: {}, usage: {}, stop_reason: '' }, 'HEP_WRONG_TYPE', 'field `tool_results` of `turn_done` must be an array, found an object'],
-      [{ type: 'turn_done', turn_id: 1, message: '', tool_results: [7], usage: {}, stop_reason: '' }, 'HEP_WRONG_TYPE', '`tool_results[0]` of `turn_done` must be an object'],
-      [{ type: 'turn_done', turn_id: 1, message: '', tool_results: [], usage: { input: 1, output: 1, cost: NaN }, stop_reason: '' }, 'HEP_UNENCODABLE', 'NaN is not a finite number'],
-      [{ type: 'bogus' }, 'HEP_WRONG_TYPE', "`bogus` is no frame type of v1; a frame of another type is {type: 'unknown', frame}"],
+      [{ type: 'agent_start', turn_id: 1e21 }, 'HEP_UNENCODABLE', '1000000000000000000000 is above the largest integer field value 9007199254740991'],
+      [{ type: 'agent_start', turn_id: NaN }, 'HEP_UNENCODABLE', 'NaN is not a finite number'],
+      [done({}, {}), 'HEP_WRONG_TYPE', 'field `tool_results` of `turn_done` must be an array, found an object'],
+      [done({}, [7]), 'HEP_WRONG_TYPE', 'field `tool_results[]` of `turn_done` must be an object, found an integer'],
+      [done({ input: 1, output: 1, cost: NaN }), 'HEP_UNENCODABLE', 'NaN is not a finite number'],
+      [done({ input: 1, output: 1, cost: -Infinity }), 'HEP_UNENCODABLE', '-Infinity is not a finite number'],
+      [done({ input: 1, output: 1 }), 'HEP_MISSING_FIELD', '`usage` is missing required field `cost`'],
+      [{ type: 'tool_liveness', turn_id: 1, id: 'c', name: 'n', action: 'heartbeat', elapsed_ms: 1, detail: 5 }, 'HEP_WRONG_TYPE', 'field `detail` of `tool_liveness` must be a string, found an integer'],
+      [{ type: 'bogus' }, 'HEP_WRONG_TYPE', "`bogus` is no frame type of v1; a frame of another type is {type: 'unknown', frame_type, turn_id, raw}"],
       [{}, 'HEP_MISSING_FIELD', '`frame` is missing required field `type`'],
     ];
     for (const [frame, code, message] of cases) {
-      assert.throws(() => encode(frame), (e) => e instanceof HepError && e.code === code && e.message === `${code.slice(4).toLowerCase()}: ${message}`, message);
+      assert.throws(
+        () => encode(frame),
+        (e) => e instanceof HepError && e.code === code && e.kind === code.slice(4).toLowerCase() && e.message === `${e.kind}: ${message}` && e.column === null,
+        message,
+      );
     }
+    // A large cost is a float, not an integer out of range; -0 keeps its sign.
+    assert.equal(encode(done({ input: 0, output: 0, cost: 2 ** 60 })), '{"type":"turn_done","turn_id":1,"message":"","tool_results":[],"usage":{"input":0,"output":0,"cost":1152921504606847000.0},"stop_reason":""}');
+    assert.equal(encode({ type: 'agent_start', turn_id: -0 }), '{"type":"agent_start","turn_id":0}');
+    const cycle = { type: 'agent_start', turn_id: 1 };
+    cycle.self = cycle;
+    assert.throws(() => encode(cycle), TypeError);
     assert.throws(() => encode('{}'), TypeError);
+  });
+});
+
+describe('errors and the schema', () => {
+  test('HepError is an Error whose code follows its kind', () => {
+    const error = new HepError('boom', { kind: 'line_too_long', line: 3 });
+    assert.ok(error instanceof Error);
+    assert.deepEqual([error.name, error.code, error.kind, error.line, error.column, error.excerpt], ['HepError', 'HEP_LINE_TOO_LONG', 'line_too_long', 3, null, '']);
+    assert.equal(new HepError('x').code, 'HEP_INTERNAL');
+  });
+
+  test('jsonSchema is the schema of the frames (schema/hep-v1.schema.json)', () => {
+    const schema = JSON.parse(jsonSchema());
+    assert.equal(schema.title, 'HEP v1 frame');
+    assert.equal(jsonSchema(), readFileSync(new URL('../../schema/hep-v1.schema.json', import.meta.url), 'utf8'));
   });
 });
 

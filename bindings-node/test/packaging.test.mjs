@@ -32,10 +32,10 @@ describe('the packed package', () => {
     const files = packed.files.map((f) => f.path).sort();
     const addons = files.filter((f) => /^hep\.[a-z0-9-]+\.node$/.test(f));
     assert.equal(addons.length, 1, `one addon: ${addons}`);
-    for (const f of ['package.json', 'index.js', 'index.mjs', 'index.d.ts', 'lib/native.js', 'lib/stream.js', 'lib/writer.js', 'lib/process.js', 'lib/read.js']) {
+    for (const f of ['package.json', 'index.js', 'index.mjs', 'index.d.ts', 'frames.d.ts', 'lib/native.js', 'lib/batch.js', 'lib/stream.js', 'lib/writer.js', 'lib/process.js', 'lib/read.js']) {
       assert.ok(files.includes(f), `${f} is packed`);
     }
-    const stray = files.filter((f) => !/^(package\.json|index\.(js|mjs|d\.ts)|lib\/[a-z]+\.js|hep\.[a-z0-9-]+\.node|README\.md)$/.test(f));
+    const stray = files.filter((f) => !/^(package\.json|index\.(js|mjs|d\.ts)|frames\.d\.ts|lib\/[a-z]+\.js|hep\.[a-z0-9-]+\.node|README\.md)$/.test(f));
     assert.deepEqual(stray, []);
   });
 

@@ -13,7 +13,7 @@ function collecting(options = { fahVersion: '1.2.3' }) {
 }
 
 describe('Writer', () => {
-  test('a whole run, written to a function: each call returns the line it wrote', () => {
+  test('a whole run, written to a function: each call returns the line it wrote, the sink gets it with its newline', () => {
     const { writer, lines } = collecting();
     const returned = [
       writer.header('s1'),
@@ -28,9 +28,10 @@ describe('Writer', () => {
       writer.turnDone('done', [{ id: 'c1', name: 'read', ok: true, text: 'data' }], { input: 1, output: 2, cost: 0.5 }, 'stop'),
     ];
     assert.deepEqual(
-      returned.filter((l) => l !== null),
+      returned.filter((l) => l !== null).map((l) => `${l}\n`),
       lines,
     );
+    assert.ok(returned.every((l) => l === null || !l.includes('\n')), 'a returned line has no newline');
     assert.deepEqual(returned.map((l) => l === null), [false, true, false, false, false, false, false, true, false, false]);
     assert.deepEqual(lines.map((l) => l.slice(0, -1)), [
       '{"type":"hep_header","hep":"v1","fah":"1.2.3","session":"s1"}',
@@ -198,7 +199,7 @@ describe('Writer', () => {
       assert.equal(parseLine(writer.toolDelta(text, `${text}!`)).id, text);
     }
     assert.equal(parseLine(writer.messageDelta('a\ud800b\udc00')).delta, 'a\ufffdb\ufffd');
-    assert.equal(writer.messageDelta('\u0001'), '{"type":"message_delta","turn_id":1,"delta":"\\u0001"}\n');
+    assert.equal(writer.messageDelta('\u0001'), '{"type":"message_delta","turn_id":1,"delta":"\\u0001"}');
   });
 
   test('values the protocol cannot carry are HepErrors (HEP_UNENCODABLE, HEP_TOO_DEEP, HEP_SYNTAX)', () => {

@@ -47,11 +47,12 @@ function describe(frame: Frame): string {
     case 'turn_error':
       return frame.fatal ? frame.error : '';
     case 'unknown': {
-      const own: string = frame.frame.type;
-      const field: unknown = frame.frame['anything'];
-      // @ts-expect-error an unknown frame has no turn_id of its own (it is in `frame`)
-      frame.turn_id;
-      return `${own} ${String(field)}`;
+      const own: string = frame.frame_type;
+      const turn: number | undefined = frame.turn_id;
+      const line: string = frame.raw;
+      // @ts-expect-error an unknown frame's other fields are in its line, not on it
+      frame.percent;
+      return `${own} ${turn ?? ''} ${line}`;
     }
     case 'agent_start':
     case 'message_start':
@@ -71,7 +72,9 @@ function describe(frame: Frame): string {
 
 // @ts-expect-error a frame type v1 does not name is not a Frame
 const bogus: Frame = { type: 'progress', turn_id: 1 };
-const unknown: UnknownFrame = { type: 'unknown', frame: { type: 'progress', percent: 50 } };
+const unknown: UnknownFrame = { type: 'unknown', frame_type: 'progress', raw: '{"type":"progress","percent":50}' };
+// @ts-expect-error an unknown frame carries its line
+const lineless: UnknownFrame = { type: 'unknown', frame_type: 'progress' };
 const line: string = encode(unknown);
 // @ts-expect-error encode takes a frame, not a line
 encode('{"type":"cancelled","turn_id":1}');
