@@ -10,7 +10,7 @@
 
 use crate::Generated;
 use crate::model::{Field, FrameType, Model, Record, Type};
-use crate::text::{banner, comment_lines};
+use crate::text::{banner, comment_lines, plain_links};
 use std::fmt::Write as _;
 
 /// What an unknown frame's `type` is in Python (docs/api.md); its wire type is `frame_type`.
@@ -86,7 +86,7 @@ fn frame_model_rs(model: &Model) -> String {
 }
 
 fn rust_doc(doc: &str, indent: &str) -> String {
-    comment_lines(&plain(doc), &format!("{indent}/// "))
+    comment_lines(&plain_links(doc), &format!("{indent}/// "))
 }
 
 fn rust_fields(fields: &[Field], indent: &str) -> String {
@@ -339,7 +339,7 @@ fn dict_type(ty: &Type) -> String {
 
 /// `doc` as a docstring indented by `indent` (`...` when there is none).
 fn docstring(doc: &str, indent: &str) -> String {
-    let doc = plain(doc);
+    let doc = plain_links(doc);
     if doc.is_empty() {
         return format!("{indent}...\n");
     }
@@ -363,38 +363,9 @@ fn docstring(doc: &str, indent: &str) -> String {
     out
 }
 
-/// A Rust doc comment as plain text: an intra-doc link (`` [`LivenessAction`] ``) is its code
-/// span.
-fn plain(doc: &str) -> String {
-    let mut out = String::with_capacity(doc.len());
-    let mut rest = doc;
-    while let Some(open) = rest.find("[`") {
-        out.push_str(&rest[..open]);
-        let inner = &rest[open + 1..];
-        match inner.find("`]") {
-            Some(close) if !inner[..close].contains('[') && !inner[close + 2..].starts_with('(') => {
-                out.push_str(&inner[..=close]);
-                rest = &inner[close + 2..];
-            }
-            _ => {
-                out.push('[');
-                rest = inner;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_intra_doc_link_becomes_its_code_span() {
-        assert_eq!(plain("`heartbeat` (see [`LivenessAction`])."), "`heartbeat` (see `LivenessAction`).");
-        assert_eq!(plain("a [`b`](https://x) and `[1]`"), "a [`b`](https://x) and `[1]`");
-    }
 
     #[test]
     fn a_docstring_escapes_backslashes_and_a_closing_quote() {
