@@ -2,15 +2,18 @@
 //! this binary wires it to files, pipes, processes and the terminal.
 
 mod args;
+mod cat;
 mod check;
 mod encode;
-mod files;
+mod input;
 mod jsonl;
 mod render;
 mod report;
 mod scenarios;
 mod simulate;
+mod simulator;
 mod style;
+mod validate;
 mod watch;
 
 use args::{Cli, Command, Format};
@@ -36,10 +39,10 @@ fn main() -> ExitCode {
     } else {
         match &cli.command {
             Some(Command::Watch(args)) => watch::run(args, style),
-            Some(Command::Validate(args)) => files::validate(args, style),
+            Some(Command::Validate(args)) => validate::run(args, style),
             Some(Command::Check(args)) => check::run(args, style),
             Some(Command::Simulate(args)) => simulate::run(args),
-            Some(Command::Cat(args)) => files::cat(args, style),
+            Some(Command::Cat(args)) => cat::run(args, style),
             Some(Command::Encode) => encode::run(),
             Some(Command::Schema) => {
                 say(hep_core::schema::json_schema().trim_end());

@@ -7,8 +7,8 @@
 
 use crate::report;
 use crate::style::Style;
-use hep_core::sanitize::sanitize;
 use hep_core::run::ToolStatus;
+use hep_core::sanitize::sanitize;
 use hep_core::{Event, Frame, LivenessAction, RunResult, Severity, Usage};
 use std::collections::HashMap;
 use std::io::{self, Write};

@@ -2,7 +2,7 @@
 //! passes around them (before the agent run, between its rounds, after it).
 
 use crate::args::Scenario;
-use crate::simulate::{Ending, Sim, Stop, ToolRun};
+use crate::simulator::{Ending, Sim, Stop, ToolRun};
 use hep_core::LivenessAction;
 use hep_core::writer::ToolOutcome;
 

@@ -21,8 +21,8 @@ fn sh(script: &str) -> Vec<String> {
 }
 
 /// Starts `hep watch --json -- hep simulate --scenario cancel-me --session <unique>`, waits
-/// until the simulator runs with its handlers installed and has written, sends `signal`
-/// to the watch process alone, and checks the outcome.
+/// until the simulator runs with its handlers installed and streams (has written past its
+/// header), sends `signal` to the watch process alone, and checks the outcome.
 fn cancel_watch(signal: Signal) {
     let session = unique("watch-cancel");
     let mut command = hep(["watch", "--json", "--", HEP, "simulate", "--scenario", "cancel-me", "--session"]);
@@ -32,8 +32,13 @@ fn cancel_watch(signal: Signal) {
     let child = poll(TIMEOUT, "the simulator to start under watch", || {
         pids_matching(&session).into_iter().find(|&pid| ppid(pid) == Some(watch_pid))
     });
+    // Past the header: the simulator writes `agent_start` once it streams, and only a
+    // signal that finds it streaming ends the run with `cancelled` (before, the run ends
+    // after its header with `ended_before_agent_start`).
+    let header =
+        format!(r#"{{"type":"hep_header","hep":"v1","fah":"{}","session":"{session}"}}"#, env!("CARGO_PKG_VERSION"));
     poll(TIMEOUT, "the simulator to install its handlers and write its first frames", || {
-        let written = common::bytes_written(child).is_none_or(|n| n > 0);
+        let written = common::bytes_written(child).is_none_or(|n| n > header.len() as u64 + 1);
         (catches(child, Signal::SIGINT) && catches(child, Signal::SIGTERM) && written).then_some(())
     });
     assert!(watch.running(), "watch must still be running");
