@@ -187,7 +187,7 @@ pub enum CoreError {
         /// The error.
         error: HepError,
     },
-    /// A bug of the binding: a panic inside the call (`crate::guard`).
+    /// A bug of the binding: a panic inside the call (`crate::boundary`).
     Internal {
         /// `hep internal error: ` and the panic's message.
         message: String,

@@ -1,9 +1,90 @@
-//! `RunResult`: everything known at the end of a stream, moved out of the core's result.
+//! `RunResult`: everything known at the end of a stream, moved out of the core's result,
+//! with the records of the reduced run (`Turn`, hep-core's `ToolCall`, `Liveness`,
+//! `ToolStatus`, `Terminal`, `Verdict`, declared to uniffi as remote types).
+//!
+//! A liveness report differs from the core's as a `tool_liveness` frame does (see
+//! `frames`): its `action` is a `LivenessAction`. It crosses as a custom type
+//! (`CoreLiveness`) bridged by a record of this crate that Swift sees as `Liveness`.
 
 use crate::errors::{HepError, Violation};
-use hep_core::run::ToolCall;
+use crate::frames::LivenessAction;
+use hep_core::run::{ToolCall, ToolStatus};
 use hep_core::supervise::Supervision;
 use hep_core::{HepHeader, Terminal, Usage, Verdict};
+
+/// hep-core's liveness report of a tool call, which crosses as [`LivenessRecord`].
+pub type CoreLiveness = hep_core::run::Liveness;
+
+/// Which of the three terminal frames ended a round (`turn_done`, `turn_error`, `cancelled`).
+#[uniffi::remote(Enum)]
+pub enum Terminal {
+    Done,
+    Error,
+    Cancelled,
+}
+
+/// How a run ended, as the core judges it.
+#[uniffi::remote(Enum)]
+pub enum Verdict {
+    Ok,
+    Failed,
+    Cancelled,
+    Incomplete,
+    ProtocolError,
+}
+
+/// Where a tool call is: running, or ended with a result that succeeded or failed.
+#[uniffi::remote(Enum)]
+pub enum ToolStatus {
+    Running,
+    Ok,
+    Failed,
+}
+
+/// A tool call's liveness report: its last heartbeat, or a stuck-call follow-up.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+#[uniffi(name = "Liveness")]
+pub struct LivenessRecord {
+    /// What the report is: a heartbeat or a stuck-call follow-up.
+    pub action: LivenessAction,
+    /// Milliseconds since the call started.
+    pub elapsed_ms: u64,
+    /// Bytes of output so far, when known.
+    pub output_bytes: Option<u64>,
+    /// A note.
+    pub detail: Option<String>,
+}
+
+uniffi::custom_type!(CoreLiveness, LivenessRecord, {
+    remote,
+    lower: |l| LivenessRecord {
+        action: LivenessAction::from_wire(l.action),
+        elapsed_ms: l.elapsed_ms,
+        output_bytes: l.output_bytes,
+        detail: l.detail,
+    },
+    try_lift: |r| Ok(CoreLiveness {
+        action: r.action.into_wire(),
+        elapsed_ms: r.elapsed_ms,
+        output_bytes: r.output_bytes,
+        detail: r.detail,
+    }),
+});
+
+/// A tool call as the run keeps it: its start, output, result and liveness reports.
+#[uniffi::remote(Record)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub args_summary: String,
+    pub status: ToolStatus,
+    pub output: String,
+    pub output_dropped: u64,
+    pub result: Option<String>,
+    pub last_liveness: Option<CoreLiveness>,
+    pub followups: Vec<CoreLiveness>,
+    pub followups_dropped: u64,
+}
 
 /// One round as a supervisor mirrors it (`hep_core::run::Turn`).
 #[derive(Debug, Clone, PartialEq, uniffi::Record)]

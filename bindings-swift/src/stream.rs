@@ -1,27 +1,12 @@
-//! `CoreStream` (the core stream behind Swift's `HepStream`), `parse_line` and `encode`.
+//! `CoreStream`: the core stream behind Swift's `HepStream`.
 
 use crate::batch::FrameBatch;
+use crate::boundary::guard;
 use crate::errors::{CoreError, HepError, Violation};
-use crate::guard::guard;
 use crate::limits::CoreLimits;
 use crate::result::RunResult;
-use hep_core::{Event, Frame, Stream, StreamOptions};
+use hep_core::{Event, Stream, StreamOptions};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-
-/// One line (a trailing `\n` or `\r\n` is ignored) to its frame (Swift: `parseLine(_:)`).
-#[uniffi::export]
-pub fn decode_line(line: &[u8]) -> Result<Frame, CoreError> {
-    guard(|| {
-        let line = line.strip_suffix(b"\n").unwrap_or(line);
-        Ok(hep_core::decode(line.strip_suffix(b"\r").unwrap_or(line))?)
-    })
-}
-
-/// The exact line the reference emitter writes for `frame`, no newline (Swift: `encode(_:)`).
-#[uniffi::export]
-pub fn encode_frame(frame: Frame) -> Result<String, CoreError> {
-    guard(|| Ok(hep_core::encode(&frame)?))
-}
 
 /// What the stream has seen besides frames.
 #[derive(Debug, Default)]

@@ -1,9 +1,9 @@
 //! `CoreWriter`: the core's emitter state machine (`hep_core::writer::Emitter`) behind
 //! Swift's `Writer`, which writes the lines it returns to a `FileHandle` or a closure.
 
+use crate::boundary::guard;
 use crate::errors::CoreError;
-use crate::guard::guard;
-use crate::support::LivenessAction;
+use crate::frames::LivenessAction;
 use hep_core::writer::{Emitter, ToolOutcome};
 use hep_core::{ArgsMode, Error, ErrorKind, ToolResult, Usage};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};

@@ -2,7 +2,8 @@ import Foundation
 
 /// Writes byte-exact HEP v1 lines, one method per frame: what a harness uses to emit.
 ///
-/// The state machine is the core's emitter: it allocates turn ids, writes the header and
+/// A writer is made for one harness version (`fah`, written in the header). The state
+/// machine is the core's emitter: it allocates turn ids, writes the header and
 /// `agent_start` once, brackets compactions and applies the bounds (tool result texts
 /// capped at 2000 UTF-16 units, tool arguments rendered to `args_summary`). Each line, with
 /// its `\n`, goes to the sink the moment it is produced: a `FileHandle` (written at once,
@@ -15,18 +16,21 @@ public final class Writer {
     private let core: CoreWriter
     private let sink: (String) throws -> Void
 
-    /// A writer handing each line, `\n` included, to `sink`.
+    /// A writer for a harness of version `fah`, handing each line, `\n` included, to `sink`.
     ///
-    /// - Parameter toolArgs: how `toolStart` renders arguments (`.summary`, the default, or
-    ///   `.full`, the raw JSON).
-    public init(toolArgs: ArgsMode = .summary, sink: @escaping (String) throws -> Void) {
-        core = CoreWriter(argsMode: toolArgs)
+    /// - Parameters:
+    ///   - fah: the harness's version, written in the header (no protocol meaning).
+    ///   - toolArgs: how `toolStart` renders arguments (`.summary`, the default, or `.full`,
+    ///     the raw JSON).
+    public init(fah: String, toolArgs: ArgsMode = .summary, sink: @escaping (String) throws -> Void) {
+        core = CoreWriter(fah: fah, argsMode: toolArgs)
         self.sink = sink
     }
 
-    /// A writer writing each line, `\n` included, to `handle` (e.g. `.standardOutput`).
-    public convenience init(to handle: FileHandle, toolArgs: ArgsMode = .summary) {
-        self.init(toolArgs: toolArgs) { line in
+    /// A writer for a harness of version `fah`, writing each line, `\n` included, to `handle`
+    /// (e.g. `.standardOutput`).
+    public convenience init(to handle: FileHandle, fah: String, toolArgs: ArgsMode = .summary) {
+        self.init(fah: fah, toolArgs: toolArgs) { line in
             try handle.write(contentsOf: Data(line.utf8))
         }
     }
@@ -40,10 +44,11 @@ public final class Writer {
         return line
     }
 
-    /// `hep_header`, written once; later calls write nothing.
+    /// `hep_header` for session `session` (with the writer's `fah`), written once; later
+    /// calls write nothing.
     @discardableResult
-    public func header(fah: String, session: String) throws -> String? {
-        try put { try core.header(fah: fah, session: session) }
+    public func header(session: String) throws -> String? {
+        try put { try core.header(session: session) }
     }
 
     /// `agent_start`: only the first call writes; it opens a turn.
@@ -78,9 +83,12 @@ public final class Writer {
         try put { try core.toolStart(id: id, name: name, args: args) }
     }
 
-    /// `tool_start` with the arguments as a dictionary. A dictionary has no order, so its
-    /// keys are rendered sorted; pass the JSON text to keep another order (or a number's
-    /// exact spelling, such as `1.0`). Each value is converted by `JSONSerialization`.
+    /// `tool_start` with the arguments as ordered pairs, rendered in their order (a dictionary
+    /// literal given here is one): `args: ["command": "ls", "timeout": 30]`. A repeated key
+    /// keeps its first place and takes its last value, as the reference's map does. Each
+    /// value is converted as JSON: strings, numbers, booleans, `NSNull`, arrays, and
+    /// dictionaries (`[String: Any]`, keys sorted) or `KeyValuePairs<String, Any>` (keys in
+    /// order) nested at any depth.
     ///
     /// A value holding a non-finite `Double` or `Float` (NaN, infinity; at its top or nested
     /// in arrays and dictionaries), which JSON cannot write, is rendered as the reference
@@ -90,24 +98,36 @@ public final class Writer {
     /// - Throws: `HepError.wrongType` when `args` holds a value JSON cannot represent at all
     ///   (a `Date`, say).
     @discardableResult
-    public func toolStart(id: String, name: String, args: [String: Any]) throws -> String? {
-        try toolStart(id: id, name: name, args: argumentsJSON(args, id: id, name: name))
+    public func toolStart(id: String, name: String, args: KeyValuePairs<String, Any>) throws -> String? {
+        try toolStart(id: id, name: name, args: argumentsJSON(Array(args), id: id, name: name))
     }
 
-    /// The JSON text of `args`, keys sorted, with the number `1e400` for each value holding
-    /// a non-finite number: the core reads that number as a value JSON cannot write, as the
-    /// reference's decoder reads a number past the double range (it becomes infinity).
-    private func argumentsJSON(_ args: [String: Any], id: String, name: String) throws -> String {
-        var members: [String] = []
-        for (key, value) in args.sorted(by: { $0.key < $1.key }) {
-            let (json, finite) = finiteJSON(value)
-            guard JSONSerialization.isValidJSONObject([key, json]) else {
+    /// `tool_start` with the arguments as a dictionary, which has no order: its keys are
+    /// rendered sorted (pass `KeyValuePairs`, or the JSON text, to keep an order, or a
+    /// number's exact spelling such as `1.0`). Values are converted as for
+    /// `toolStart(id:name:args:)` with `KeyValuePairs`.
+    ///
+    /// - Throws: `HepError.wrongType` when `args` holds a value JSON cannot represent at all.
+    @_disfavoredOverload  // a dictionary literal keeps its order: it goes to `KeyValuePairs`
+    @discardableResult
+    public func toolStart(id: String, name: String, args: [String: Any]) throws -> String? {
+        try toolStart(id: id, name: name, args: argumentsJSON(args.sorted { $0.key < $1.key }, id: id, name: name))
+    }
+
+    /// The JSON text of the argument object `members`, in their order, with the number
+    /// `1e400` for each value holding a non-finite number: the core reads that number as a
+    /// value JSON cannot write, as the reference's decoder reads a number past the double
+    /// range (it becomes infinity).
+    private func argumentsJSON(_ members: [(key: String, value: Any)], id: String, name: String) throws -> String {
+        var texts: [String] = []
+        for (key, value) in members {
+            guard let keyText = scalarText(key), let json = jsonText(value) else {
                 let message = "wrong_type: the argument \(key) of tool call \(id) (\(name)) holds a value JSON cannot represent"
                 throw HepError.wrongType(line: 0, column: 0, message: message, excerpt: "")
             }
-            members.append("\(try jsonText(key)):\(finite ? try jsonText(json) : "1e400")")
+            texts.append("\(keyText):\(json.finite ? json.text : "1e400")")
         }
-        return "{" + members.joined(separator: ",") + "}"
+        return "{" + texts.joined(separator: ",") + "}"
     }
 
     /// `tool_delta` with a chunk of the call's output; an empty `update` writes nothing.
@@ -166,29 +186,49 @@ public final class Writer {
     }
 }
 
-/// The JSON text of `value`, a valid JSON value (written as the one element of an array,
-/// as `JSONSerialization` writes no bare string or number), nested keys sorted.
-private func jsonText(_ value: Any) throws -> Substring {
-    String(decoding: try JSONSerialization.data(withJSONObject: [value], options: [.sortedKeys]), as: UTF8.self)
-        .dropFirst().dropLast()
-}
-
-/// `value` with each non-finite `Double` or `Float` inside it (at its top, or nested in
-/// arrays and dictionaries) replaced by 0, and whether it had none: what
-/// `JSONSerialization` is then asked about is whether the rest is JSON.
-private func finiteJSON(_ value: Any) -> (value: Any, finite: Bool) {
+/// The JSON text of `value`, and whether every number in it is finite (a non-finite one is
+/// written as 0: the caller writes the whole value as unserializable); `nil` when `value`
+/// holds something JSON cannot represent. Dictionaries are written with their keys sorted,
+/// `KeyValuePairs` in their order.
+private func jsonText(_ value: Any) -> (text: String, finite: Bool)? {
+    func members(_ pairs: [(key: String, value: Any)]) -> (text: String, finite: Bool)? {
+        var texts: [String] = []
+        var finite = true
+        for (key, value) in pairs {
+            guard let keyText = scalarText(key), let json = jsonText(value) else { return nil }
+            texts.append("\(keyText):\(json.text)")
+            finite = finite && json.finite
+        }
+        return ("{" + texts.joined(separator: ",") + "}", finite)
+    }
     switch value {
     case let number as Double where !number.isFinite:
-        return (0, false)
+        return ("0", false)
     case let number as Float where !number.isFinite:
-        return (0, false)
-    case let array as [Any]:
-        let items = array.map(finiteJSON)
-        return (items.map(\.value), items.allSatisfy(\.finite))
+        return ("0", false)
+    case let pairs as KeyValuePairs<String, Any>:
+        return members(Array(pairs))
     case let object as [String: Any]:
-        let members = object.mapValues(finiteJSON)
-        return (members.mapValues(\.value), members.values.allSatisfy(\.finite))
+        return members(object.sorted { $0.key < $1.key })
+    case let array as [Any]:
+        var texts: [String] = []
+        var finite = true
+        for item in array {
+            guard let json = jsonText(item) else { return nil }
+            texts.append(json.text)
+            finite = finite && json.finite
+        }
+        return ("[" + texts.joined(separator: ",") + "]", finite)
     default:
-        return (value, true)
+        return scalarText(value).map { ($0, true) }
     }
+}
+
+/// The JSON text of a string, number, boolean or `NSNull` (`JSONSerialization` writes it as
+/// the one element of an array, as it writes no bare value); `nil` for anything else.
+private func scalarText(_ value: Any) -> String? {
+    guard JSONSerialization.isValidJSONObject([value]),
+        let data = try? JSONSerialization.data(withJSONObject: [value])
+    else { return nil }
+    return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
 }

@@ -1,6 +1,7 @@
-//! The guard the throwing exports run their body in: a panic of the binding (a bug) becomes
-//! `CoreError::Internal`, which Swift catches like any error, instead of uniffi's own
-//! `rustPanic` (an error type private to the generated file).
+//! The FFI boundary: the guard the throwing exports run their body in. A panic of the binding
+//! (a bug) becomes `CoreError::Internal`, which Swift catches like any error, instead of
+//! uniffi's own `rustPanic` (an error type private to the generated file). Every binding
+//! crate names this module `boundary` (docs/api.md).
 //!
 //! Every throwing export runs its body in [`guard`]; the Swift layer (`rethrowingHepError`)
 //! rethrows `CoreError.Internal` as `HepError.internal(message:)`.
@@ -17,8 +18,8 @@
 //! - `sanitize_for_terminal`: a walk over the characters, writing escapes to a `String`.
 //! - `cap_text`, `count_utf16_units`: the UTF-16 count is at most the byte count, the kept
 //!   prefix at most the count (`total - kept` cannot wrap), the limit saturates to `usize`.
-//! - `liveness_action_named`, `liveness_action_name`: total `match`es and `parse`.
-//! - the custom types `CoreToolLiveness` and `CoreLiveness`: field moves and a total parse.
+//! - the custom types `CoreToolLiveness` and `CoreLiveness`: field moves and total `match`es
+//!   (`LivenessAction::from_wire`, `into_wire`).
 //! - `FrameBatch.address`, `FrameBatch.length`: casts of a pointer and a length.
 //! - `CoreWriter.init`, `turnId`, `turnStart`: `current_turn_id` saturates; opening a turn
 //!   adds 1 to a `u64` id, which 2^64 turns would take to overflow.
