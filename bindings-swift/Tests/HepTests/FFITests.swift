@@ -1,6 +1,6 @@
 // FFI safety: whatever a call is given, it returns or throws a `HepError`, and never ends
 // the process. Every export runs in uniffi's own panic catcher, and the throwing ones in the
-// binding's guard (src/guard.rs, whose Rust unit test proves a panic becomes
+// binding's guard (src/boundary.rs, whose Rust unit test proves a panic becomes
 // `CoreError.Internal`); the Swift layer rethrows that as `HepError.internal`.
 
 import Foundation
@@ -11,8 +11,9 @@ import Testing
     static let hostileBytes: [Data] = [
         Data(), Data([0xFF, 0xC0, 0x80, 0x0A]), Data([0xEF, 0xBB, 0xBF, 0x7B, 0x7D]), Data([0x00]),
         Data("{\"type\":\"turn_done\",\"turn_id\":-1}\n".utf8), Data(repeating: 0x5B, count: 100_000),
-        Data("{\"hep\":\"v2\",\"type\":\"hep_header\",\"fah_version\":\"x\",\"session\":\"s\"}\n".utf8),
         Data("\"\\ud800\"\r\n\r".utf8), Data(repeating: 0x0A, count: 5000),
+        // Last: a refused protocol version halts the stream it reaches.
+        Data("{\"hep\":\"v2\",\"type\":\"hep_header\",\"fah\":\"x\",\"session\":\"s\"}\n".utf8),
     ]
     static let hostileText = ["", "\u{0}\u{1B}[31m\u{2028}", String(repeating: "é", count: 5000), "{}", "[1,2]", "{\"a\":1e999}", "null"]
 
@@ -26,16 +27,43 @@ import Testing
         }
     }
 
-    @Test func streamsTakeAnyBytesInAnySplit() {
+    /// The header that makes a stream live: what comes after it is read as the frames of a
+    /// run (checked against the header, rounds and tool calls), not as lines before one.
+    static let header = HepHeader(hep: "v1", fah: "1.2.3", session: "s")
+    static let headerLine = #"{"hep":"v1","type":"hep_header","fah":"1.2.3","session":"s"}"# + "\n"
+
+    /// A stream fed `headerLine`: live (its header read, nothing skipped) when its longest
+    /// line allows the header, else with the header skipped as too long.
+    func liveStream(strict: Bool, maxLineBytes limit: UInt64?) throws -> HepStream {
+        let stream = HepStream(strict: strict, maxLineBytes: limit)
+        let fits = limit.map { $0 >= Self.headerLine.utf8.count - 1 } ?? true  // the line without its `\n`
+        do {
+            let frames = try stream.feed(Self.headerLine)
+            if fits {
+                #expect(frames == [.hepHeader(Self.header)], "the header is read: the stream is live")
+                #expect(stream.skipped.isEmpty && stream.violations.isEmpty, "\(stream.skipped) \(stream.violations)")
+            } else {
+                #expect(!strict && frames.isEmpty && stream.skipped.map(\.kind) == ["line_too_long"], "\(frames)")
+            }
+        } catch let error as HepError {
+            // Strict mode halts at the skipped line.
+            #expect(strict && !fits && error.kind == "line_too_long", "\(error)")
+        }
+        return stream
+    }
+
+    @Test func streamsTakeAnyBytesInAnySplit() throws {
         for strict in [false, true] {
             for limit: UInt64? in [nil, 0, 1, 64] {
-                let stream = HepStream(strict: strict, maxLineBytes: limit)
+                let stream = try liveStream(strict: strict, maxLineBytes: limit)
+                let live = stream.halted == nil && stream.skipped.isEmpty
                 for data in Self.hostileBytes {
                     expectHepError { _ = try stream.feed(data) }
                     expectHepError { _ = try stream.feedReceived(data.prefix(3)) }
                 }
                 expectHepError { _ = try stream.endInput() }
-                _ = stream.finish(exitCode: Int32.min)
+                let result = stream.finish(exitCode: Int32.min)
+                #expect(result.header == (live ? Self.header : nil), "strict \(strict), limit \(String(describing: limit))")
             }
         }
     }
@@ -57,9 +85,9 @@ import Testing
     }
 
     @Test func writersTakeAnyInput() throws {
-        let writer = Writer(toolArgs: .full) { _ in }
         for text in Self.hostileText {
-            expectHepError { _ = try writer.header(fah: text, session: text) }
+            let writer = Writer(fah: text, toolArgs: .full) { _ in }
+            expectHepError { _ = try writer.header(session: text) }
             expectHepError { _ = try writer.messageDelta(text) }
             expectHepError { _ = try writer.toolStart(id: text, name: text, args: text) }
             expectHepError { _ = try writer.toolLiveness(id: text, name: text, action: .heartbeat, elapsedMs: .max, outputBytes: .max, detail: text) }

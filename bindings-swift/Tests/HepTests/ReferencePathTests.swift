@@ -24,9 +24,9 @@ let referenceAnswer = "All tests pass."
 /// a compaction follows before the answer's round.
 func twoRoundRun(overWindow: Bool = false) throws -> [String] {
     var lines: [String] = []
-    let w = Writer { lines.append(String($0.dropLast())) }
+    let w = Writer(fah: "1.2.3") { lines.append(String($0.dropLast())) }
     let usage = Usage(input: 10, output: 5, cost: 0.5)
-    try w.header(fah: "1.2.3", session: "s-1")
+    try w.header(session: "s-1")
     try w.agentStart()
     try w.messageStart()
     try w.messageDelta("Looking at the tests.")

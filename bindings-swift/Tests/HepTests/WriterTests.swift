@@ -5,10 +5,11 @@ import Testing
 @Suite struct WriterAPI {
     @Test func writesEachLineToAClosureAndReturnsIt() throws {
         var sunk: [String] = []
-        let writer = Writer { sunk.append($0) }
+        let writer = Writer(fah: "1.2.3") { sunk.append($0) }
         #expect(writer.turnId == 0)
-        try writer.header(fah: "1.2.3", session: "s-1")
-        #expect(try writer.header(fah: "1.2.3", session: "again") == nil, "the header is written once")
+        #expect(try writer.header(session: "s-1") == #"{"type":"hep_header","hep":"v1","fah":"1.2.3","session":"s-1"}"#,
+                "the harness version is the constructor's")
+        #expect(try writer.header(session: "again") == nil, "the header is written once")
         try writer.agentStart()
         #expect(try writer.messageStart(role: "user") == nil, "only assistant messages are written")
         try writer.messageStart()
@@ -31,8 +32,8 @@ import Testing
 
     @Test func writesToAFileHandleAtOnce() throws {
         let pipe = Pipe()
-        let writer = Writer(to: pipe.fileHandleForWriting)
-        try writer.header(fah: "1", session: "s")
+        let writer = Writer(to: pipe.fileHandleForWriting, fah: "1")
+        try writer.header(session: "s")
         try writer.agentStart()
         try pipe.fileHandleForWriting.close()
         let written = String(decoding: try pipe.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
@@ -41,7 +42,7 @@ import Testing
     }
 
     @Test func toolArgumentsAsJSONTextKeepTheirOrder() throws {
-        let writer = Writer { _ in }
+        let writer = Writer(fah: "1.2.3") { _ in }
         let line = try writer.toolStart(id: "c1", name: "grep", args: #"{"pattern":"a","path":"src"}"#)
         let frame = try parseLine(try #require(line))
         guard case .toolStart(let start) = frame else {
@@ -52,14 +53,34 @@ import Testing
         #expect(start.turnId == 1, "a tool call opens a turn")
     }
 
-    @Test func toolArgumentsAsADictionaryAreRenderedWithSortedKeys() throws {
-        let summary = Writer { _ in }
-        let line = try summary.toolStart(id: "c1", name: "bash", args: ["timeout": 30, "command": "ls -l", "env": ["A": true]])
-        #expect(line?.contains(#""args_summary":"command=\"ls -l\", env={\"A\":true}, timeout=30""#) == true, "\(line ?? "")")
+    /// A dictionary literal is ordered pairs (`KeyValuePairs`): its keys keep their order, at
+    /// the top and in `KeyValuePairs` nested in it. A repeated key keeps its first place and
+    /// takes its last value, as the reference's map (and the core's reading of JSON text) does.
+    @Test func toolArgumentsAsALiteralKeepTheirOrder() throws {
+        let summary = Writer(fah: "1.2.3") { _ in }
+        #expect(try Self.argsSummary(summary.toolStart(id: "c1", name: "bash", args: ["timeout": 30, "command": "ls -l", "env": ["B": 1, "A": true]]))
+            == #"timeout=30, command="ls -l", env={"A":true,"B":1}"#, "a nested dictionary has its keys sorted")
+        let nested: KeyValuePairs<String, Any> = ["z": 1, "a": ["y": 2, "b": 3] as KeyValuePairs<String, Any>]
+        #expect(try Self.argsSummary(summary.toolStart(id: "c2", name: "x", args: nested)) == #"z=1, a={"y":2,"b":3}"#)
+        #expect(try Self.argsSummary(summary.toolStart(id: "c3", name: "x", args: ["b": 1, "a": 2, "b": 3])) == "b=3, a=2")
+        #expect(try Self.argsSummary(summary.toolStart(id: "c4", name: "x", args: #"{"b":1,"a":2,"b":3}"#)) == "b=3, a=2",
+                "the same as the JSON text")
 
-        let full = Writer(toolArgs: .full) { _ in }
-        let raw = try full.toolStart(id: "c1", name: "bash", args: ["command": "ls"])
-        #expect(raw?.contains(#""args_summary":"{\"command\":\"ls\"}""#) == true, "\(raw ?? "")")
+        let full = Writer(fah: "1.2.3", toolArgs: .full) { _ in }
+        #expect(try Self.argsSummary(full.toolStart(id: "c1", name: "bash", args: ["path": "/", "command": "ls", "n": [1, 2.5]]))
+            == #"{"path":"/","command":"ls","n":[1,2.5]}"#)
+    }
+
+    /// A `[String: Any]` has no order: its keys are rendered sorted.
+    @Test func toolArgumentsAsADictionaryAreRenderedWithSortedKeys() throws {
+        let args: [String: Any] = ["timeout": 30, "command": "ls -l", "env": ["A": true]]
+        let summary = Writer(fah: "1.2.3") { _ in }
+        #expect(try Self.argsSummary(summary.toolStart(id: "c1", name: "bash", args: args))
+            == #"command="ls -l", env={"A":true}, timeout=30"#)
+
+        let full = Writer(fah: "1.2.3", toolArgs: .full) { _ in }
+        let raw: [String: Any] = ["z": "ls", "a": 1]
+        #expect(try Self.argsSummary(full.toolStart(id: "c1", name: "bash", args: raw)) == #"{"a":1,"z":"ls"}"#)
     }
 
     /// The `args_summary` of a `tool_start` line.
@@ -76,10 +97,10 @@ import Testing
     /// the whole arguments in full mode; the other values render as JSON.
     @Test func nonFiniteNumbersInADictionaryRenderAsUnserializable() throws {
         let args: [String: Any] = ["x": Double.nan, "y": [1, Double.infinity], "z": "ok"]
-        let summary = Writer { _ in }
+        let summary = Writer(fah: "1.2.3") { _ in }
         #expect(try Self.argsSummary(summary.toolStart(id: "c1", name: "calc", args: args))
             == #"x=[unserializable], y=[unserializable], z="ok""#)
-        let full = Writer(toolArgs: .full) { _ in }
+        let full = Writer(fah: "1.2.3", toolArgs: .full) { _ in }
         #expect(try Self.argsSummary(full.toolStart(id: "c1", name: "calc", args: args)) == "[unserializable]")
 
         // Nested in a dictionary, as a Float, negative: the same; finite values are JSON.
@@ -96,7 +117,7 @@ import Testing
     }
 
     @Test func argumentsThatAreNotJSONThrow() {
-        let writer = Writer { _ in }
+        let writer = Writer(fah: "1.2.3") { _ in }
         #expect(throws: HepError.self) { try writer.toolStart(id: "c1", name: "x", args: ["when": Date()]) }
         #expect(throws: HepError.self) { try writer.toolStart(id: "c1", name: "x", args: ["when": [Double.nan, Date()]]) }
         #expect(throws: HepError.self) { try writer.toolStart(id: "c1", name: "x", args: ["ok": 1, "nested": ["when": Date()]]) }
@@ -115,8 +136,8 @@ import Testing
     /// another role and an empty tool update open no turn, before the run or between rounds.
     @Test func callsThatWriteNothingOpenNoTurn() throws {
         var lines: [String] = []
-        let writer = Writer { lines.append($0) }
-        try writer.header(fah: "1.2.3", session: "s-1")
+        let writer = Writer(fah: "1.2.3") { lines.append($0) }
+        try writer.header(session: "s-1")
         #expect(try writer.messageStart(role: "user") == nil)
         #expect(try writer.toolDelta(id: "c1", update: "") == nil)
         #expect(writer.turnId == 0, "nothing written, no turn opened")
@@ -134,7 +155,7 @@ import Testing
 
     @Test func livenessAndTerminalFrames() throws {
         var lines: [String] = []
-        let writer = Writer { lines.append($0) }
+        let writer = Writer(fah: "1.2.3") { lines.append($0) }
         try writer.toolLiveness(id: "c1", name: "bash", action: .heartbeat, elapsedMs: 1500, outputBytes: 10, detail: "")
         try writer.turnError("boom", fatal: false)
         try writer.compactionStart()
@@ -148,22 +169,13 @@ import Testing
 
     @Test func aThrowingSinkMakesTheCallThrow() {
         struct Full: Error {}
-        let writer = Writer { _ in throw Full() }
-        #expect(throws: Full.self) { try writer.header(fah: "1", session: "s") }
+        let writer = Writer(fah: "1.2.3") { _ in throw Full() }
+        #expect(throws: Full.self) { try writer.header(session: "s") }
     }
 }
 
-@Suite struct Support {
-    @Test func thePolicyIsTheCores() {
-        // The reference settles for up to 10 s after SIGINT, then drains and exits: 10 + 2.
-        #expect(HepProcess.interruptGrace == .seconds(12))
-        #expect(HepProcess.terminateGrace == .seconds(2))
-        #expect(HepProcess.stderrTailBytes == 64 << 10)
-        #expect([ExitCode.ok, ExitCode.failed, ExitCode.cancelled] == [0, 1, 130])
-        #expect(ExitCode.forSignal(9) == 137)
-        #expect(protocolVersion == "v1")
-    }
-
+/// The text bounds the writer applies (the core's), and terminal sanitising.
+@Suite struct TextBounds {
     @Test func sanitizeMakesControlCharactersVisible() {
         #expect(sanitize("a\u{1b}[31mred\u{7}\r\n\tb\u{202e}") == "a\\x1b[31mred\\x07\\x0d\n\tb\\u{202e}")
         #expect(sanitize("plain é 😀\n") == "plain é 😀\n")
@@ -174,11 +186,5 @@ import Testing
         #expect(cap("abcdef", limit: 4) == "abcd…(+2 chars)")
         #expect(try renderArgs(#"{"path":"a.txt"}"#, mode: .summary) == #"path="a.txt""#)
         #expect(throws: HepError.self) { try renderArgs("not json", mode: .full) }
-    }
-
-    @Test func livenessActionsByName() {
-        let names = ["heartbeat", "cancel_retry", "background_convert", "escalate", "advisory"]
-        #expect(names.compactMap(LivenessAction.init(name:)).map(\.name) == names)
-        #expect(LivenessAction(name: "Heartbeat") == nil)
     }
 }

@@ -215,7 +215,7 @@ let errorKinds: Set = [
     default: throw CaseError("`args_mode` must be \"summary\" or \"full\"")
     }
     var written: [String] = []
-    let writer = Writer(toolArgs: mode) { written.append($0) }
+    let writer = Writer(fah: try getString(c, "fah"), toolArgs: mode) { written.append($0) }
     var lines: [String] = []
     for (index, call) in try getList(c, "calls").enumerated() {
         let name = try getString(call, "call")
@@ -253,7 +253,7 @@ let errorKinds: Set = [
 /// Makes one call through `Writer`, returning the line it says it wrote.
 func apply(_ w: Writer, _ name: String, _ call: JSON) throws -> String? {
     switch name {
-    case "header": return try w.header(fah: getString(call, "fah"), session: getString(call, "session"))
+    case "header": return try w.header(session: getString(call, "session"))
     case "agent_start": return try w.agentStart()
     case "turn_start":
         w.turnStart()
@@ -321,6 +321,10 @@ func apply(_ w: Writer, _ name: String, _ call: JSON) throws -> String? {
              "$.extra: expected 1, got nothing"),
             ("encode", { if case .string(let l) = $0["line"] { $0["line"] = .string(l + " ") } }, "the encoding of `frame` differs"),
             ("writer", { if case .array(let l) = $0["lines"] { $0["lines"] = .array(l + [.string("{}")]) } }, "lines instead of"),
+            ("writer", { $0["fah"] = nil }, "missing field `fah`"),
+            ("writer", { $0["fah"] = .string("9.9.9") }, "line 1"),
+            ("stream", { if case .object(var e) = $0["expect"] { e["reasons"] = .array([.string("nonsense")]); $0["expect"] = .object(e) } },
+             "expected \"nonsense\""),
         ]
         for (group, mutate, complaint) in cases {
             let said = Self.complaint(group, try Self.mutated(group, mutate))

@@ -4,7 +4,7 @@ import Foundation
 import Hep
 
 let expectKeys: Set = [
-    "frames", "violations", "skipped", "halted", "verdict", "conforms", "answer", "usage", "turns",
+    "frames", "violations", "skipped", "halted", "verdict", "reasons", "conforms", "answer", "usage", "turns",
     "violation_count", "skipped_count", "untracked_calls", "turns_dropped",
 ]
 
@@ -48,7 +48,10 @@ func checkExpect(_ expect: JSON, _ whole: [String: JSON]) throws {
     for (key, want) in expect.sorted(by: { $0.key < $1.key }) {
         do {
             guard expectKeys.contains(key), let got = whole[key] else { throw CaseError("unknown `expect` key `\(key)`") }
-            if case .array(let wanted) = want, case .array(let gotten) = got {
+            if key == "reasons" {
+                // The verdict's reasons, exactly and in order: strings, not entries.
+                try sameJSON("`reasons`", want, got)
+            } else if case .array(let wanted) = want, case .array(let gotten) = got {
                 try entries(key, wanted, gotten)
             } else {
                 try sameJSON("`\(key)`", want, got)
@@ -204,6 +207,7 @@ func outcome(_ chunks: [Data], _ options: ReadOptions, exitCode: Int32?) throws 
         "skipped": .array(skipped),
         "halted": halted,
         "verdict": .string(result.verdict.name),
+        "reasons": .array(result.reasons.map(JSON.string)),
         "conforms": .bool(result.conforms),
         "answer": .of(result.answer, JSON.string),
         "usage": usage(result.usage),

@@ -339,63 +339,16 @@ let pastThePause = "\(printLines(header, agentStart)); yes '\(delta)' | head -n 
     }
 }
 
-@Suite struct LivenessActions {
-    static func liveness(_ action: String) -> String {
-        #"{"type":"tool_liveness","turn_id":1,"id":"c1","name":"bash","action":"\#(action)","elapsed_ms":5}"#
-    }
-
-    /// `ToolLiveness.action` is a `LivenessAction`: v1's five by case, any other kept by its
-    /// wire name (as the core keeps it), whether read by line or from a stream.
-    @Test func anActionIsAnEnumThatKeepsAnUnknownName() throws {
-        guard case .toolLiveness(let known) = try parseLine(Self.liveness("cancel_retry")) else {
-            Issue.record("not a tool_liveness")
-            return
-        }
-        #expect(known.action == .cancelRetry)
-        let line = Self.liveness("reroute")
-        guard case .toolLiveness(let future) = try parseLine(line) else {
-            Issue.record("not a tool_liveness")
-            return
-        }
-        #expect(future.action == .unknown("reroute") && !future.action.isKnown && future.action.name == "reroute")
-        #expect(try encode(.toolLiveness(future)) == line, "the unknown action is written back as it was read")
-        let stream = HepStream()
-        let frames = try stream.feed([header, agentStart, toolStart, line, Self.liveness("escalate")].map { $0 + "\n" }.joined())
-        let actions = frames.compactMap { (frame: Frame) -> LivenessAction? in
-            if case .toolLiveness(let l) = frame { l.action } else { nil }
-        }
-        #expect(actions == [.unknown("reroute"), .escalate])
-        let result = stream.finish(exitCode: nil)
-        #expect(result.turns.first?.tools.first?.followups.map(\.action) == [.unknown("reroute"), .escalate])
-        #expect(stream.violations.map(\.code).contains("unknown_liveness_action"))
-    }
-
-    /// The Swift spelling of the names (read for every frame) is the core's.
-    @Test func theNamesAreTheCores() {
-        for name in ["heartbeat", "cancel_retry", "background_convert", "escalate", "advisory"] {
-            let action = LivenessAction(wireName: name)
-            #expect(action == LivenessAction(name: name) && action.isKnown && action.name == name)
-        }
-        #expect(LivenessAction(name: "reroute") == nil && LivenessAction(wireName: "reroute") == .unknown("reroute"))
-    }
-
-    /// The writer writes v1's actions only.
-    @Test func theWriterRefusesAnUnknownAction() throws {
-        let writer = Writer { _ in }
-        try writer.toolStart(id: "c1", name: "bash", args: "{}")
-        #expect(throws: HepError.self) {
-            try writer.toolLiveness(id: "c1", name: "bash", action: .unknown("reroute"), elapsedMs: 5)
-        }
-        do {
-            try writer.toolLiveness(id: "c1", name: "bash", action: .unknown("reroute"), elapsedMs: 5)
-        } catch let error as HepError {
-            #expect(error.kind == "unencodable" && error.message.contains("reroute"))
-        }
-        #expect(try writer.toolLiveness(id: "c1", name: "bash", action: .heartbeat, elapsedMs: 5) != nil)
-    }
-}
-
 @Suite struct SupervisorAPI {
+    @Test func thePolicyIsTheCores() {
+        // The reference settles for up to 10 s after SIGINT, then drains and exits: 10 + 2.
+        #expect(HepProcess.interruptGrace == .seconds(12))
+        #expect(HepProcess.terminateGrace == .seconds(2))
+        #expect(HepProcess.stderrTailBytes == 64 << 10)
+        #expect([ExitCode.ok, ExitCode.failed, ExitCode.cancelled] == [0, 1, 130])
+        #expect(ExitCode.forSignal(9) == 137)
+    }
+
     /// The options default to the core's policy, which HepProcess uses.
     @Test func theOptionsAreTheCoresPolicy() {
         let o = Supervisor.Options()

@@ -12,7 +12,7 @@ import Glibc
 import Darwin
 #endif
 
-@Suite struct DocExamples {
+@Suite struct Examples {
     @Test func parsingOneLine() throws {
         // START parse
         let frame = try parseLine(#"{"type":"message_delta","turn_id":1,"delta":"Hello"}"#)
@@ -83,12 +83,12 @@ import Darwin
     @Test func writingAStream() throws {
         var output = ""
         // START writer
-        let writer = Writer { line in output += line }  // or Writer(to: .standardOutput)
-        try writer.header(fah: "1.2.3", session: "s-1")
+        let writer = Writer(fah: "1.2.3") { line in output += line }  // or Writer(to: .standardOutput, fah: "1.2.3")
+        try writer.header(session: "s-1")
         try writer.agentStart()
         try writer.messageStart()
         try writer.messageDelta("Listing the files.")
-        try writer.toolStart(id: "c1", name: "bash", args: #"{"command":"ls"}"#)
+        try writer.toolStart(id: "c1", name: "bash", args: ["command": "ls", "timeout": 30])  // in this order
         try writer.toolDelta(id: "c1", update: "a.txt\n")
         try writer.turnDone(
             message: "Listing the files.",
@@ -101,6 +101,8 @@ import Darwin
         let result = stream.finish(exitCode: 0)
         #expect(result.verdict == .ok && result.conforms)
         #expect(result.turns.first?.tools.first?.result == "a.txt")
+        #expect(result.turns.first?.tools.first?.argsSummary == #"command="ls", timeout=30"#)
+        #expect(output.hasPrefix(#"{"type":"hep_header","hep":"v1","fah":"1.2.3","session":"s-1"}"# + "\n"))
     }
 
     @Test func supervisingWithReceived() async throws {
