@@ -5,9 +5,9 @@
 //! non-object lines, wrong types, missing or duplicated fields and out-of-range integers.
 
 use crate::error::{Error, ErrorKind, Result, clip};
+use crate::fast_decode::decode_shaped;
 use crate::frame::*;
 use crate::json::{self, Member, Val};
-use crate::fast_decode::decode_shaped;
 use std::borrow::Cow;
 
 /// Decodes one line (without its `\n`) into a frame. Errors carry the column; the caller

@@ -180,7 +180,6 @@ impl Stream {
             cut_short: self.cut_short,
             exit_code,
             unfinished_round: self.validator.unfinished_round(),
-            before_agent_start: self.validator.before_agent_start(),
         };
         let (verdict, reasons) = decide(&self.run, &findings);
         RunResult {

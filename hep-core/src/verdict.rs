@@ -88,8 +88,6 @@ pub(crate) struct Findings<'a> {
     pub(crate) exit_code: Option<i32>,
     /// The round left open at the end of the stream, if any.
     pub(crate) unfinished_round: Option<u64>,
-    /// The stream ended before `agent_start`, with only the header and compaction frames.
-    pub(crate) before_agent_start: bool,
 }
 
 /// The verdict and its reasons.
@@ -103,7 +101,10 @@ pub(crate) fn decide(run: &Run, f: &Findings<'_>) -> (Verdict, Vec<String>) {
     reasons.extend(f.skipped.iter().filter(|e| e.kind() != ErrorKind::Truncated).map(|e| format!("skipped {e}")));
     if f.halted.is_some() || f.breaches > 0 {
         if reasons.is_empty() {
-            reasons.push(format!("{} protocol breaches (past the report limit, not kept)", f.breaches));
+            reasons.push(format!(
+                "{} (past the report limit, not kept)",
+                counted(f.breaches, "protocol breach", "protocol breaches")
+            ));
         }
         return (Verdict::ProtocolError, capped(reasons));
     }
@@ -123,7 +124,8 @@ pub(crate) fn decide(run: &Run, f: &Findings<'_>) -> (Verdict, Vec<String>) {
         });
     }
     if reasons.is_empty() && f.cut_short > 0 {
-        reasons.push(format!("the stream stopped early: {} findings (past the report limit, not kept)", f.cut_short));
+        let findings = counted(f.cut_short, "finding", "findings");
+        reasons.push(format!("the stream stopped early: {findings} (past the report limit, not kept)"));
     }
     if !reasons.is_empty() {
         return (Verdict::Incomplete, capped(reasons));
@@ -135,7 +137,9 @@ pub(crate) fn decide(run: &Run, f: &Findings<'_>) -> (Verdict, Vec<String>) {
                 "exit code 1 after turn {id} finished with turn_done: the harness failed after its last round"
             )],
         ),
-        (None, Some(EXIT_FAILED)) if f.before_agent_start => {
+        // With no terminal frame, only a run that ended before its first round (the header
+        // and compaction frames) gets here: any other was cut short (`no_terminal_frame`).
+        (None, Some(EXIT_FAILED)) => {
             (Verdict::Failed, vec!["exit code 1 before the first round: the harness failed before agent_start".into()])
         }
         (Some((Terminal::Done, id)), _) => (Verdict::Ok, vec![format!("turn {id} finished with turn_done")]),
@@ -167,6 +171,12 @@ fn cancelled_because(run: &Run, f: &Findings<'_>) -> String {
     }
 }
 
+/// `n` things: "1 finding", "3 findings".
+fn counted(n: u64, one: &str, many: &str) -> String {
+    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
+}
+
+/// At most [`MAX_REASONS`] reasons, and a last one counting those left out.
 fn capped(mut reasons: Vec<String>) -> Vec<String> {
     if reasons.len() > MAX_REASONS {
         let more = reasons.len() - MAX_REASONS;

@@ -328,4 +328,51 @@ mod tests {
         assert!(e.compaction_end(MAX_INT + 1).is_err());
         assert_eq!(e.compaction_end(5).unwrap().unwrap(), r#"{"type":"compaction_end","turn_id":0,"tokens_freed":5}"#);
     }
+
+    /// A sink that keeps what it is given and where each flush happened, or refuses writes.
+    #[derive(Default)]
+    struct Sink {
+        bytes: Vec<u8>,
+        flushed_at: Vec<usize>,
+        refuse: bool,
+    }
+
+    impl Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.refuse {
+                return Err(std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the reader went away"));
+            }
+            self.bytes.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            self.flushed_at.push(self.bytes.len());
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_writer_writes_each_line_with_its_newline_and_flushes_it() {
+        let mut w = Writer::new(Sink::default(), "1.2.3", ArgsMode::Full);
+        assert_eq!((w.emitter().fah(), w.emitter().args_mode()), ("1.2.3", ArgsMode::Full));
+        let header = w.header("s-1").unwrap().unwrap();
+        assert_eq!(header, r#"{"type":"hep_header","hep":"v1","fah":"1.2.3","session":"s-1"}"#);
+        assert_eq!(w.header("s-2").unwrap(), None, "a second header writes nothing");
+        w.turn_start();
+        assert_eq!(w.emitter().current_turn_id(), 1, "turn_start opens a turn, writing nothing");
+        let delta = w.message_delta("hi").unwrap().unwrap();
+        assert_eq!(delta, r#"{"type":"message_delta","turn_id":1,"delta":"hi"}"#);
+        let sink = w.into_inner();
+        assert_eq!(String::from_utf8(sink.bytes).unwrap(), format!("{header}\n{delta}\n"));
+        assert_eq!(sink.flushed_at, [header.len() + 1, header.len() + delta.len() + 2]);
+        assert_eq!(Emitter::new("2", ArgsMode::Summary).args_mode(), ArgsMode::Summary);
+    }
+
+    #[test]
+    fn a_sink_that_refuses_the_line_fails_the_call() {
+        let mut w = Writer::new(Sink { refuse: true, ..Sink::default() }, "1", ArgsMode::Summary);
+        assert_eq!(w.header("s").unwrap_err().kind(), ErrorKind::Io);
+        assert_eq!(w.message_start("user").unwrap(), None, "a call that writes nothing does not touch the sink");
+    }
 }

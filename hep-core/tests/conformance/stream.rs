@@ -260,3 +260,17 @@ fn unknown_or_bad_limits_are_refused() {
         assert_eq!(got, Err(complaint.to_owned()));
     }
 }
+
+/// Every case of `stream/` pins the verdict's reasons (what a user reads), so that no
+/// change to them goes unnoticed in any language.
+#[test]
+fn every_stream_case_pins_its_reasons() {
+    let (files, _) = super::case_files(&super::root().join("stream"));
+    let unpinned: Vec<String> = files
+        .iter()
+        .filter(|path| super::load(path).ok().and_then(|case| case.pointer("/expect/reasons").cloned()).is_none())
+        .map(|path| super::relative(path))
+        .collect();
+    assert!(files.len() > 90, "stream cases: {}", files.len());
+    assert!(unpinned.is_empty(), "stream cases without `expect.reasons`: {unpinned:?}");
+}
