@@ -21,7 +21,11 @@ fn main() -> ExitCode {
                 if unchanged {
                     continue;
                 }
-                if let Err(e) = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&path, &file.contents)) {
+                if let Err(e) = path
+                    .parent()
+                    .map_or(Ok(()), std::fs::create_dir_all)
+                    .and_then(|()| std::fs::write(&path, &file.contents))
+                {
                     eprintln!("hep-codegen: cannot write {}: {e}", file.path.display());
                     return ExitCode::FAILURE;
                 }

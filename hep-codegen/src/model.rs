@@ -95,13 +95,7 @@ impl Model {
             let wire = text(get(get(get(variant, "properties")?, "type")?, "const")?)?;
             let rust_struct = text(get(variant, "$ref")?)?.trim_start_matches("#/$defs/").to_owned();
             let def = defs.get(&rust_struct).ok_or_else(|| format!("no $defs entry `{rust_struct}`"))?;
-            frames.push(FrameType {
-                name: pascal(&wire),
-                wire,
-                rust_struct,
-                doc: doc(variant),
-                fields: fields(def)?,
-            });
+            frames.push(FrameType { name: pascal(&wire), wire, rust_struct, doc: doc(variant), fields: fields(def)? });
         }
         let in_frames: Vec<&str> = frames.iter().map(|f| f.rust_struct.as_str()).collect();
         let mut records = Vec::new();
@@ -167,7 +161,12 @@ fn fields(def: &Value) -> Result<Vec<Field>, Problem> {
         .iter()
         .map(|(name, schema)| {
             let (ty, nullable) = field_type(schema).map_err(|e| format!("field `{name}`: {e}"))?;
-            Ok(Field { name: name.clone(), doc: doc(schema), ty, optional: nullable || !required.contains(&name.as_str()) })
+            Ok(Field {
+                name: name.clone(),
+                doc: doc(schema),
+                ty,
+                optional: nullable || !required.contains(&name.as_str()),
+            })
         })
         .collect()
 }

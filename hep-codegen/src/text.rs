@@ -7,7 +7,9 @@ pub(crate) fn banner(comment: &str) -> String {
 
 /// `doc` (a Rust doc comment, several lines possible) as comment lines with `prefix`.
 pub(crate) fn comment_lines(doc: &str, prefix: &str) -> String {
-    doc.lines().map(|line| if line.is_empty() { format!("{}\n", prefix.trim_end()) } else { format!("{prefix}{line}\n") }).collect()
+    doc.lines()
+        .map(|line| if line.is_empty() { format!("{}\n", prefix.trim_end()) } else { format!("{prefix}{line}\n") })
+        .collect()
 }
 
 /// `doc` with rustdoc's intra-doc links (`` [`Name`] ``, `` [`Name`](target) ``) as plain code
