@@ -169,8 +169,12 @@ mod tests {
     use super::*;
     use crate::decode::decode_general;
 
-    const LINES: [&str; 9] = [
+    /// A line of every frame type, in the reference's shape.
+    const LINES: [&str; 12] = [
         r#"{"type":"hep_header","hep":"v1","fah":"1.2.3","session":"abc"}"#,
+        r#"{"type":"agent_start","turn_id":1}"#,
+        r#"{"type":"message_start","turn_id":1,"role":"assistant"}"#,
+        r#"{"type":"compaction_start","turn_id":2}"#,
         r#"{"type":"message_delta","turn_id":1,"delta":"hel\"lo\n\ud83d\ude00\udc00"}"#,
         r#"{"type":"tool_start","turn_id":1,"id":"c1","name":"read","args_summary":"path=\"notes.txt\""}"#,
         r#"{"type":"tool_liveness","turn_id":2,"id":"c1","name":"bash","action":"heartbeat","elapsed_ms":5000,"output_bytes":12,"detail":"attempt 2"}"#,

@@ -530,6 +530,43 @@ mod tests {
     }
 
     #[test]
+    fn the_last_terminal_frame_and_the_open_round_are_known() {
+        let lines = [
+            r#"{"type":"hep_header","hep":"v1","fah":"1","session":"s"}"#,
+            r#"{"type":"agent_start","turn_id":1}"#,
+            r#"{"type":"turn_error","turn_id":1,"error":"retrying","fatal":false}"#,
+            r#"{"type":"message_delta","turn_id":2,"delta":"again"}"#,
+        ];
+        let mut v = Validator::new();
+        let mut out = Vec::new();
+        assert_eq!((v.last_terminal(), v.unfinished_round(), v.before_agent_start()), (None, None, false));
+        for (line, text) in (1..).zip(lines) {
+            v.check(line, &crate::decode(text.as_bytes()).unwrap(), &mut out);
+        }
+        assert_eq!((v.last_terminal(), v.unfinished_round()), (Some((Terminal::Error, 1)), Some(2)));
+        assert!(out.is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn a_run_ended_before_its_first_round_says_after_what() {
+        let header = r#"{"type":"hep_header","hep":"v1","fah":"1","session":"s"}"#;
+        let compaction = r#"{"type":"compaction_start","turn_id":1}"#;
+        for (lines, after) in
+            [(&[header][..], "the header"), (&[header, compaction][..], "the header and pre-flight compaction frames")]
+        {
+            let mut v = Validator::new();
+            let mut out = Vec::new();
+            for (line, text) in (1..).zip(lines) {
+                v.check(line, &crate::decode(text.as_bytes()).unwrap(), &mut out);
+            }
+            v.finish(Some(EXIT_FAILED), &mut out);
+            let ended = out.iter().find(|v| v.code == ViolationCode::EndedBeforeAgentStart);
+            let message = ended.map(|v| v.message.as_str());
+            assert_eq!(message, Some(format!("the stream ended before agent_start, after {after}").as_str()));
+        }
+    }
+
+    #[test]
     fn hostile_text_makes_short_messages() {
         let huge = "x".repeat(1 << 20);
         let header = Frame::HepHeader(HepHeader { hep: huge.clone(), fah: String::new(), session: String::new() });
