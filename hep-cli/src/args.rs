@@ -1,8 +1,7 @@
 //! The command line, as clap sees it.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use hep_core::StreamOptions;
-use hep_core::supervise::{INTERRUPT_GRACE, SuperviseOptions, TERMINATE_GRACE};
+use hep_core::supervise::{INTERRUPT_GRACE, TERMINATE_GRACE};
 use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
@@ -74,6 +73,7 @@ pub(crate) struct Watch {
 
 impl Watch {
     /// The output format, `--json` included.
+    #[cfg(unix)]
     pub(crate) fn format(&self) -> Format {
         if self.json { Format::Json } else { self.format }
     }
@@ -105,7 +105,10 @@ pub(crate) struct Supervision {
 
 impl Supervision {
     /// The core's options for these flags, reading stdout strictly or not.
-    pub(crate) fn options(&self, strict: bool) -> SuperviseOptions {
+    #[cfg(unix)]
+    pub(crate) fn options(&self, strict: bool) -> hep_core::supervise::SuperviseOptions {
+        use hep_core::StreamOptions;
+        use hep_core::supervise::SuperviseOptions;
         SuperviseOptions {
             stream: StreamOptions { strict, ..StreamOptions::default() },
             timeout: self.timeout,

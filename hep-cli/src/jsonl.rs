@@ -6,7 +6,9 @@
 use crate::report;
 use hep_core::Event;
 use hep_core::sanitize::sanitize_json;
+#[cfg(unix)]
 use hep_core::supervise::SignalStep;
+#[cfg(unix)]
 use hep_process::Update;
 use serde_json::{Value, json};
 
@@ -35,6 +37,7 @@ pub(crate) fn event(event: &Event) {
 }
 
 /// Prints the record of a supervision update.
+#[cfg(unix)]
 pub(crate) fn update(update: &Update) {
     match update {
         Update::Event(e) => event(e),
@@ -45,6 +48,7 @@ pub(crate) fn update(update: &Update) {
 }
 
 /// The record of a cancel step: the signal sent, why, and what follows unless the child exits.
+#[cfg(unix)]
 fn signal(step: &SignalStep) -> Value {
     let next = step.next.map(|(signal, after)| json!({"signal": signal.name(), "after_ms": after.as_millis()}));
     json!({"event": "signal", "signal": step.signal.name(), "reason": step.reason.as_str(), "next": next})

@@ -3,6 +3,7 @@
 
 mod args;
 mod cat;
+#[cfg(unix)]
 mod check;
 mod encode;
 mod input;
@@ -13,7 +14,10 @@ mod scenarios;
 mod simulate;
 mod simulator;
 mod style;
+#[cfg(any(not(unix), test))]
+mod unsupported;
 mod validate;
+#[cfg(unix)]
 mod watch;
 
 use args::{Cli, Command, Format};
@@ -38,9 +42,15 @@ fn main() -> ExitCode {
         version(cli.format)
     } else {
         match &cli.command {
+            #[cfg(unix)]
             Some(Command::Watch(args)) => watch::run(args, style),
-            Some(Command::Validate(args)) => validate::run(args, style),
+            #[cfg(unix)]
             Some(Command::Check(args)) => check::run(args, style),
+            #[cfg(not(unix))]
+            Some(Command::Watch(_)) => unsupported::run("watch"),
+            #[cfg(not(unix))]
+            Some(Command::Check(_)) => unsupported::run("check"),
+            Some(Command::Validate(args)) => validate::run(args, style),
             Some(Command::Simulate(args)) => simulate::run(args),
             Some(Command::Cat(args)) => cat::run(args, style),
             Some(Command::Encode) => encode::run(),

@@ -61,6 +61,7 @@ impl<W: Write> Renderer<W> {
     }
 
     /// Heartbeats update one status line in place (for a live view on a terminal).
+    #[cfg(unix)]
     pub(crate) fn with_status_line(mut self, on: bool) -> Self {
         self.status_line = on && self.live;
         self
@@ -112,12 +113,14 @@ impl<W: Write> Renderer<W> {
     }
 
     /// A line of the child's stderr, the moment it is complete (dimmed).
+    #[cfg(unix)]
     pub(crate) fn stderr(&mut self, line: &str) -> io::Result<()> {
         let text = self.style.dim(&format!("  stderr: {}", sanitize(line)));
         self.line(&text)
     }
 
     /// A note from the supervisor itself (not from the stream).
+    #[cfg(unix)]
     pub(crate) fn note(&mut self, text: &str) -> io::Result<()> {
         let text = self.style.yellow(&format!("» {text}"));
         self.line(&text)

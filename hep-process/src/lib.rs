@@ -54,8 +54,19 @@
 //! ([`Canceller::cancel_on_interrupt`]) so that they cancel the child gracefully instead of
 //! ending the supervisor.
 
+// The driver is made of Unix process groups, signals and poll(2): elsewhere, say so
+// once instead of a page of errors from the modules below.
+#[cfg(not(unix))]
+compile_error!(
+    "hep-process supports Unix only (it supervises the child in a process group with Unix signals and poll(2)); \
+     elsewhere, read the child's stdout with hep_core::Stream or hep_core::Reader"
+);
+
+#[cfg(unix)]
 mod canceller;
+#[cfg(unix)]
 mod command;
+#[cfg(unix)]
 mod driver;
 
 /// docs/rust.md, whose Rust blocks run as doc tests of this crate.
@@ -63,8 +74,16 @@ mod driver;
 #[doc = include_str!("../../docs/rust.md")]
 pub struct RustGuide;
 
+/// README.md (the crate's page on crates.io), whose Rust blocks run as doc tests too.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct Readme;
+
+#[cfg(unix)]
 pub use canceller::Canceller;
+#[cfg(unix)]
 pub use command::Command;
+#[cfg(unix)]
 pub use driver::Process;
 /// The core this crate drives: its types ([`Event`], [`SignalStep`],
 /// [`RunResult`](hep_core::RunResult)) are the ones an [`Update`] carries and a run returns.
