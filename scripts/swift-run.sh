@@ -17,7 +17,9 @@
 #   HEP_SWIFT_MOUNTS     more host directories to mount at the same path, colon-separated
 #   HEP_SWIFT_USE_ROOT   1: use the root even when `swift` is on PATH
 #   HEP_SWIFT_NO_UNSHARE 1: mount in the host's namespace, with the trap (for testing it)
-# Variables named HEP_* or SWIFT_*, CI and NO_COLOR are passed to Swift; others are not.
+# Variables named HEP_* or SWIFT_*, CI, NO_COLOR and PKG_CONFIG_PATH (where SwiftPM looks
+# for hep-swift.pc; its directories must be inside a mount) are passed to Swift; others are
+# not.
 set -euo pipefail
 
 say() { printf 'swift-run: %s\n' "$*" >&2; }
@@ -162,7 +164,7 @@ envs=(HOME=/root LANG=C.UTF-8 "TERM=${TERM:-dumb}"
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
 while IFS= read -r name; do
     case "$name" in
-    HEP_* | SWIFT_* | CI | NO_COLOR) envs+=("$name=${!name}") ;;
+    HEP_* | SWIFT_* | CI | NO_COLOR | PKG_CONFIG_PATH) envs+=("$name=${!name}") ;;
     esac
 done < <(compgen -e)
 

@@ -23,6 +23,9 @@ SUITE=trixie
 PACKAGES=(swiftlang libc6-dev libstdc++-14-dev)
 # Bump when the recipe changes: a root with another stamp is remade.
 STAMP="hep-swift-root 1: $SUITE ${PACKAGES[*]}"
+# Packages added to the recipe since: installed into a ready root in place (apt-get), so
+# that no root is remade for them. git: SwiftPM fetches dependencies given by URL with it.
+ADDED=(git)
 
 ROOT=${HEP_SWIFT_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/hep-swift-root}
 
@@ -123,11 +126,11 @@ provision() {
     t1=$(now)
     say "step 1/2 done in $((t1 - t0)) s"
 
-    say "step 2/2: apt-get install ${PACKAGES[*]}"
+    say "step 2/2: apt-get install ${PACKAGES[*]} ${ADDED[*]}"
     t0=$(now)
     cp /etc/resolv.conf "$stage/etc/resolv.conf" 2>/dev/null || true
     if ! { in_staging "$stage" apt-get -q update &&
-        in_staging "$stage" apt-get -q -o Dpkg::Use-Pty=0 install -y --no-install-recommends "${PACKAGES[@]}" &&
+        in_staging "$stage" apt-get -q -o Dpkg::Use-Pty=0 install -y --no-install-recommends "${PACKAGES[@]}" "${ADDED[@]}" &&
         in_staging "$stage" apt-get clean; } 2>&1 | tee -a "$log" |
         show '^(Get:.* (libswiftlang|swiftlang) |Setting up swiftlang|E:|W:)|newly installed'; then
         tail -n 20 "$log" >&2
@@ -144,7 +147,34 @@ provision() {
     say "ready: $(head -n 1 "$ROOT/.hep-swift-root") in $ROOT"
 }
 
-ready() { [ -f "$ROOT/.hep-swift-root" ] && [ "$(cat "$ROOT/.hep-swift-root")" = "$STAMP" ]; }
+ready() { [ -f "$ROOT/.hep-swift-root" ] && [ "$(cat "$ROOT/.hep-swift-root")" = "$STAMP" ] && added; }
+
+# The ADDED packages the ready root lacks (none printed: it has them all).
+missing_added() {
+    local p
+    for p in "${ADDED[@]}"; do
+        [ -f "$ROOT/var/lib/dpkg/info/$p.list" ] || compgen -G "$ROOT/var/lib/dpkg/info/$p:*.list" >/dev/null ||
+            printf '%s\n' "$p"
+    done
+}
+added() { [ -z "$(missing_added)" ]; }
+
+# Installs the ADDED packages a root made before they were in the recipe lacks.
+add_packages() {
+    local missing log
+    mapfile -t missing < <(missing_added)
+    [ "${#missing[@]}" -gt 0 ] || return 0
+    [ "$(id -u)" = 0 ] || die "adding ${missing[*]} to the Swift root needs root (chroot)"
+    log="$ROOT.log"
+    say "adding ${missing[*]} to the Swift root $ROOT (once; log: $log)"
+    cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+    if ! { in_staging "$ROOT" apt-get -q update &&
+        in_staging "$ROOT" apt-get -q -o Dpkg::Use-Pty=0 install -y --no-install-recommends "${missing[@]}" &&
+        in_staging "$ROOT" apt-get clean; } >>"$log" 2>&1; then
+        tail -n 20 "$log" >&2
+        die "adding ${missing[*]} to the Swift root failed (full log: $log)"
+    fi
+}
 
 main() {
     local print_root=0
@@ -169,7 +199,11 @@ main() {
             say "waiting for another run that is making the Swift root ($ROOT.lock)"
             flock 9
         fi
-        ready || provision
+        if [ -f "$ROOT/.hep-swift-root" ] && [ "$(cat "$ROOT/.hep-swift-root")" = "$STAMP" ]; then
+            add_packages
+        else
+            provision
+        fi
         exec 9>&-
     fi
     if [ "$print_root" = 1 ]; then
