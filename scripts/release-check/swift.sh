@@ -128,8 +128,9 @@ say "swift build (the consumer, resolving hep from $version up)"
 resolved=$(python3 -c '
 import json, sys
 pins = json.load(open(sys.argv[1]))["pins"]
-print(" ".join(p["identity"] + "@" + p["state"].get("version", "?") for p in pins))' "$consumer/Package.resolved")
-[ "$resolved" = "hep@$version" ] || die "the consumer resolved $resolved, not hep@$version"
+print(" ".join(p["identity"] + "@" + p["state"].get("version", "?") + ":" + p["state"]["revision"][:12] for p in pins))' "$consumer/Package.resolved")
+want="hep@$version:$(git -C "$work/hep.git" rev-parse main | cut -c1-12)"
+[ "$resolved" = "$want" ] || die "the consumer resolved $resolved, not $want"
 say "  built in $(($(date +%s) - step)) s; resolved $resolved"
 
 say "swift run hep-consumer (supervises hep simulate)"
@@ -141,7 +142,11 @@ case "$output" in
 esac
 
 say "swift test (the consumer's tests)"
-(cd "$consumer" && "${swift[@]}" test "${flags[@]}" --skip-build 2>&1 | awk '!/^(◇ |✔ Test [a-z])/')
+(cd "$consumer" && "${swift[@]}" test "${flags[@]}" --skip-build >"$work/test.log" 2>&1) ||
+    { cat "$work/test.log" >&2; die "swift test failed"; }
+grep -E '^✔ Test run ' "$work/test.log" | sed 's/^/    /' >&2
+grep -Eq '^✔ Test run with 2 tests passed' "$work/test.log" ||
+    { cat "$work/test.log" >&2; die "swift test did not run the consumer's 2 tests"; }
 
 say "done in $(($(date +%s) - started)) s"
 echo "release-check swift: ok"
