@@ -2,7 +2,7 @@
 // The protocol's bounds on text, the core's: a capped text, the UTF-16 length (the
 // protocol's "characters"), and the two renderings of tool arguments.
 
-const { native } = require('./native.js');
+const { native } = require('./addon.js');
 const check = require('./check.js');
 const { argsText } = require('./args.js');
 

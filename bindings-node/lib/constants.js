@@ -2,7 +2,7 @@
 // The core's constants: versions, exit codes, the supervision's times and sizes, the
 // protocol's caps.
 
-const { constants } = require('./native.js');
+const { constants } = require('./addon.js');
 
 module.exports = {
   VERSION: constants.version,

@@ -8,7 +8,7 @@
 // is `{type: 'unknown', frame_type, turn_id, raw}` (`turn_id` when it has a valid one),
 // so that `switch (frame.type)` narrows.
 
-const { native, constants } = require('./native.js');
+const { native, constants } = require('./addon.js');
 const { HepError } = require('./errors.js');
 const { FRAME_TYPES, LAYOUT, framesOf } = require('./batch.js');
 const check = require('./check.js');

@@ -13,6 +13,7 @@
 const childProcess = require('node:child_process');
 const { EventEmitter } = require('node:events');
 const check = require('./check.js');
+const { requireSupervision } = require('./platform.js');
 const { Supervisor } = require('./supervisor.js');
 const exit = require('./exit.js');
 
@@ -69,6 +70,7 @@ class Run extends EventEmitter {
 
   constructor(command, args = [], options = {}) {
     super();
+    requireSupervision('spawn()');
     if (!Array.isArray(args)) throw new TypeError('args must be an array of strings');
     for (const name of FORBIDDEN) {
       if (options[name] !== undefined) throw new TypeError(`spawn(): the option ${name} is set by hep and cannot be given`);

@@ -1,7 +1,7 @@
 'use strict';
 // Terminal-safe text: the core's `sanitize`.
 
-const { native } = require('./native.js');
+const { native } = require('./addon.js');
 const check = require('./check.js');
 
 /** `text` with terminal-driving characters (escapes, bidi overrides) as visible escapes. */

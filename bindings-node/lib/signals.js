@@ -2,7 +2,7 @@
 // The exit code of a process a signal killed, as the core computes it (128 + the number).
 
 const os = require('node:os');
-const { native } = require('./native.js');
+const { native } = require('./addon.js');
 const check = require('./check.js');
 
 /** The exit code of a process killed by `signal` (a name such as 'SIGINT', or its number). */

@@ -2,7 +2,7 @@
 // `Stream`: bytes in, frames out. The core frames, decodes, validates and reduces; each
 // `feed` crosses into it once and gets back every frame the chunk completes in one batch.
 
-const { native, constants } = require('./native.js');
+const { native, constants } = require('./addon.js');
 const { fromRecord } = require('./errors.js');
 const { framesOf } = require('./frames.js');
 const { runResult, violation } = require('./result.js');

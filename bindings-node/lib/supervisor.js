@@ -7,7 +7,7 @@
 // converts: the policy (cancel ladder, timeouts, drain, backpressure, verdict) is the core's.
 
 const os = require('node:os');
-const { native, constants } = require('./native.js');
+const { native, constants } = require('./addon.js');
 const { fromRecord } = require('./errors.js');
 const { framesOf } = require('./frames.js');
 const { runResult, violation } = require('./result.js');

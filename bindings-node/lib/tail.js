@@ -1,7 +1,7 @@
 'use strict';
 // `Tail`: the last bytes of a byte stream (a child's stderr), bounded: the core's.
 
-const { native, constants } = require('./native.js');
+const { native, constants } = require('./addon.js');
 const check = require('./check.js');
 
 /** The last `cap` bytes of a byte stream (a child's stderr). */

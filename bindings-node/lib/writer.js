@@ -5,7 +5,7 @@
 // When the Writable's `write` returns false (its buffer is full), `ready` is a promise of
 // its 'drain': `await writer.ready` between frames keeps a slow sink's buffer bounded.
 
-const { native, constants } = require('./native.js');
+const { native, constants } = require('./addon.js');
 const { argsText } = require('./args.js');
 const check = require('./check.js');
 

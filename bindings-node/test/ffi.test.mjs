@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { HepError } from 'hep';
 
 const require = createRequire(import.meta.url);
-const { native } = require('../lib/native.js');
+const { native } = require('../lib/addon.js');
 const { framesOf } = require('../lib/frames.js');
 
 /** The start of a run, left open: a tool call in round 1. */

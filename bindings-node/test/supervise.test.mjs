@@ -720,6 +720,35 @@ describe('errors', () => {
     assert.deepEqual(JSON.parse(out), { unhandled: [], code: 'ENOENT' });
   });
 
+  test('where supervising is unsupported (Windows), spawn throws naming the platform; reading and writing still work', TEST, () => {
+    // In a Node of its own that says it is Windows once hep is loaded (the addon for this
+    // machine): the check reads the platform at each call.
+    const script = `
+      const hep = require('hep');
+      Object.defineProperty(process, 'platform', { value: 'win32' });
+      let error = null;
+      try { hep.spawn('true'); } catch (e) { error = { code: e.code, platform: e.platform, message: e.message }; }
+      const lines = [];
+      new hep.Writer((l) => lines.push(l), { fahVersion: '1' }).messageDelta('hé');
+      const frames = new hep.Stream().feed(lines.join(''));
+      console.log(JSON.stringify({ error, frames }));
+    `;
+    const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: join(REPO, 'bindings-node'), encoding: 'utf8', timeout: 10_000 }));
+    assert.deepEqual(out.error, {
+      code: 'ERR_HEP_UNSUPPORTED_PLATFORM',
+      platform: 'win32',
+      message:
+        'hep: spawn() is not supported on this platform (win32): supervising a harness needs process groups and POSIX signals (Linux, macOS); reading and writing HEP work everywhere',
+    });
+    assert.deepEqual(out.frames, [{ type: 'message_delta', turn_id: 1, delta: 'hé' }]);
+  });
+
+  test('supervising is supported on the POSIX platforms, not on Windows', () => {
+    const { requireSupervision } = createRequire(import.meta.url)('../lib/platform.js');
+    for (const platform of ['linux', 'darwin', 'freebsd', 'openbsd', 'android']) requireSupervision('spawn()', platform);
+    assert.throws(() => requireSupervision('spawn()', 'win32'), { code: 'ERR_HEP_UNSUPPORTED_PLATFORM', platform: 'win32' });
+  });
+
   test('options that would bypass the process group are refused', () => {
     for (const option of [{ stdio: 'inherit' }, { detached: false }, { timeout: 5 }, { killSignal: 'SIGKILL' }]) {
       assert.throws(() => spawn('true', [], option), TypeError);
