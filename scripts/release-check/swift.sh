@@ -3,7 +3,10 @@
 # version, with its library installed by the documented command (docs/swift.md, "Install"):
 #
 #   1. a bare git repository made from this checkout's HEAD (committed files only, as a
-#      consumer clones them), tagged v<version> as the release workflow tags it
+#      consumer clones them), tagged v<version> as a release is tagged; then, as the release
+#      workflow does, a commit on it pinning an XCFramework in Package.swift
+#      (scripts/release/swift-pin-xcframework; a stand-in zip: Linux never fetches it),
+#      tagged <version>, the tag SwiftPM must prefer
 #   2. the Rust library and hep-swift.pc installed by scripts/install-swift-lib.sh
 #   3. a new consumer package depending on it by `.package(url: "file://…/hep.git",
 #      from: "<version>")`: swift build, its program supervising `hep simulate`, swift test
@@ -35,7 +38,7 @@ case "$work/" in
 "$repo"/*) ;;
 *) export HEP_SWIFT_MOUNTS="$target_dir${HEP_SWIFT_MOUNTS:+:$HEP_SWIFT_MOUNTS}" ;;
 esac
-rm -rf "$work/hep.git" "$work/consumer"
+rm -rf "$work/hep.git" "$work/release-tree" "$work/consumer"
 mkdir -p "$work"
 
 # --- 1. the repository, as a consumer's URL points at it -----------------------------------
@@ -44,7 +47,18 @@ git -C "$repo" diff --quiet HEAD -- Package.swift bindings-swift/Sources ||
 git init --quiet --bare --initial-branch=main "$work/hep.git"
 git -C "$repo" push --quiet --no-tags "$work/hep.git" HEAD:refs/heads/main
 git -C "$work/hep.git" tag "v$version" main
-say "file://$work/hep.git: $(git -C "$work/hep.git" rev-parse --short main), tagged v$version"
+rm -rf "$work/release-tree"
+git clone --quiet "$work/hep.git" "$work/release-tree"
+(cd "$work/release-tree/bindings-swift/Sources" && python3 -m zipfile -c "$work/HepFFI.xcframework.zip" HepFFI)
+"$repo/scripts/release/swift-pin-xcframework" \
+    "https://github.com/hep-protocol/hep/releases/download/v$version/HepFFI.xcframework.zip" \
+    "$work/HepFFI.xcframework.zip" "$work/release-tree/Package.swift" >/dev/null
+git -C "$work/release-tree" -c user.name=release-check -c user.email=release-check@localhost \
+    commit --quiet -m "Swift $version: the XCFramework pinned" -- Package.swift
+git -C "$work/release-tree" tag "$version"
+git -C "$work/release-tree" push --quiet origin "refs/tags/$version"
+release=$(git -C "$work/hep.git" rev-parse "$version^{commit}")
+say "file://$work/hep.git: main $(git -C "$work/hep.git" rev-parse --short main) tagged v$version, the pinned manifest ${release:0:7} tagged $version"
 
 # --- 2. the library, installed as documented -----------------------------------------------
 prefix="$work/prefix"
@@ -129,7 +143,7 @@ resolved=$(python3 -c '
 import json, sys
 pins = json.load(open(sys.argv[1]))["pins"]
 print(" ".join(p["identity"] + "@" + p["state"].get("version", "?") + ":" + p["state"]["revision"][:12] for p in pins))' "$consumer/Package.resolved")
-want="hep@$version:$(git -C "$work/hep.git" rev-parse main | cut -c1-12)"
+want="hep@$version:${release:0:12}"
 [ "$resolved" = "$want" ] || die "the consumer resolved $resolved, not $want"
 say "  built in $(($(date +%s) - step)) s; resolved $resolved"
 
