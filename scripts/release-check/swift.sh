@@ -45,6 +45,8 @@ mkdir -p "$work"
 git -C "$repo" diff --quiet HEAD -- Package.swift bindings-swift/Sources ||
     say "warning: Package.swift or bindings-swift/Sources has uncommitted changes; the check uses HEAD ($(git -C "$repo" rev-parse --short HEAD))"
 git init --quiet --bare --initial-branch=main "$work/hep.git"
+# A shallow checkout (CI's) can push its history only into a repository that allows it.
+git -C "$work/hep.git" config receive.shallowUpdate true
 git -C "$repo" push --quiet --no-tags "$work/hep.git" HEAD:refs/heads/main
 git -C "$work/hep.git" tag "v$version" main
 rm -rf "$work/release-tree"
