@@ -37,7 +37,7 @@ say() { echo "release-check node: $*"; }
 # ---- 1. the addon, the hep command, the tools ----
 if [ ! -f "$PKG/node_modules/.installed" ] || [ "$PKG/package-lock.json" -nt "$PKG/node_modules/.installed" ]; then
 	say "installing the pinned build tools (npm ci in bindings-node)"
-	(cd "$PKG" && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed)
+	(cd "$PKG" && npm ci --no-audit --no-fund --loglevel=error >/dev/null && touch node_modules/.installed)
 fi
 say "building the addon (release) and the hep command"
 (cd "$PKG" && nice -n 10 npm run --silent build >"$WORK/build.log" 2>&1) || { cat "$WORK/build.log"; exit 1; }
@@ -54,7 +54,7 @@ if ! cmp -s "$ROOT/scripts/release-check/verdaccio/package-lock.json" "$REGISTRY
 	say "installing verdaccio 6.8.0 (pinned) into target/release-check/node/verdaccio"
 	rm -rf "$REGISTRY_TOOLS" && mkdir -p "$REGISTRY_TOOLS"
 	cp "$ROOT"/scripts/release-check/verdaccio/package{,-lock}.json "$REGISTRY_TOOLS/"
-	(cd "$REGISTRY_TOOLS" && npm ci --no-audit --no-fund --loglevel=error)
+	(cd "$REGISTRY_TOOLS" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
 
 # ---- 2. the registry ----
