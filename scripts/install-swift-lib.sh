@@ -8,8 +8,9 @@
 # installs DIR/lib/libhep_swift.a (the static library: nothing to find at run time) and
 # DIR/lib/pkgconfig/hep-swift.pc (its -L, -l and the system libraries Rust's standard
 # library needs, from `cargo rustc --print native-static-libs`). Then build with
-# PKG_CONFIG_PATH=DIR/lib/pkgconfig. Only the .a is installed: SwiftPM takes no rpath from
-# pkg-config, so a shared library beside it would be linked but not found at run time.
+# PKG_CONFIG_PATH=DIR/lib/pkgconfig. Only the .a is installed: SwiftPM drops an rpath given by
+# pkg-config ("prohibited flag"), so a shared library beside it would be linked but not
+# found at run time.
 #
 # Environment: CARGO (default cargo), CARGO_NICE (default 10: the niceness of the build).
 set -euo pipefail
