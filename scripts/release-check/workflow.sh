@@ -2,7 +2,8 @@
 # release-check workflow: the release automation checked where it can be, here.
 #
 #   1. actionlint (installed with `go install` from the Go module proxy, pinned) on every
-#      workflow in .github/workflows/ (with shellcheck on their scripts, if installed)
+#      workflow in .github/workflows/; with shellcheck installed, on their scripts and on
+#      the release scripts too
 #   2. scripts/release/set-version: --check passes on this tree; on a copy of it, a bump
 #      to another version rewrites every place (--check passes there with the new one, and
 #      CHANGELOG.md gets its section), and a place put back to the old version makes
@@ -29,13 +30,17 @@ bin="$repo/target/release-check/bin"
 actionlint="$bin/actionlint"
 if ! [[ -x "$actionlint" && "$("$actionlint" -version | head -n 1)" == "${ACTIONLINT_VERSION#v}" ]]; then
     mkdir -p "$bin"
-    GOBIN="$bin" GOFLAGS=-mod=mod nice -n 10 "$GO" install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
+    GOBIN="$bin" nice -n 10 "$GO" install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
 fi
 workflows=(.github/workflows/*.yml)
 [[ -f "${workflows[0]}" ]] || die "no workflow in .github/workflows/"
 shellcheck=$(command -v shellcheck || true)
 "$actionlint" -shellcheck="$shellcheck" "${workflows[@]}" || die "actionlint found problems (above)"
-say "actionlint $ACTIONLINT_VERSION: ${workflows[*]} clean${shellcheck:+ (with shellcheck)}"
+if [[ -n "$shellcheck" ]]; then
+    "$shellcheck" scripts/release/notes scripts/release-check/crates.sh scripts/release-check/workflow.sh ||
+        die "shellcheck found problems (above)"
+fi
+say "actionlint $ACTIONLINT_VERSION: ${workflows[*]} clean${shellcheck:+ (with shellcheck, and the release scripts too)}"
 
 # --- 2. set-version ---------------------------------------------------------------------------
 scripts/release/set-version --check >/dev/null
