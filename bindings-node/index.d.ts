@@ -452,7 +452,11 @@ export class Run extends EventEmitter implements AsyncIterable<Frame>, AsyncDisp
   addListener(event: string | symbol, listener: (...args: any[]) => void): this;
 }
 
-/** Starts a harness in its own process group and reads its stdout as HEP. */
+/**
+ * Starts a harness in its own process group and reads its stdout as HEP. Where there are no
+ * process groups and POSIX signals (Windows) it throws an `Error` with the code
+ * `ERR_HEP_UNSUPPORTED_PLATFORM`, naming the platform.
+ */
 export function spawn(command: string, args?: readonly string[], options?: SpawnOptions): Run;
 
 // ---- the supervision policy, for your own driver ----
