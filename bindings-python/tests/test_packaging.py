@@ -1,4 +1,5 @@
-"""The wheel: built by maturin, installed offline into a fresh venv, and used from there.
+"""The wheel: built by maturin, its metadata (the PyPI page) and license files checked,
+installed offline into a fresh venv, and used from there.
 
 Runs in `make test` (no marker, no network): maturin builds from the local cargo cache
 (CARGO_NET_OFFLINE) and pip installs the wheel alone (--no-index --no-deps).
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -15,7 +17,9 @@ import zipfile
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1]  # bindings-python/
+REPO = PACKAGE.parent
 MATURIN = Path(sys.executable).parent / "maturin"
+VERSION = re.search(r'^version = "(.+)"$', (REPO / "Cargo.toml").read_text(), re.M).group(1)  # type: ignore[union-attr]
 
 SCRIPT = textwrap.dedent(
     r"""
@@ -57,6 +61,25 @@ SCRIPT = textwrap.dedent(
 )
 
 
+def check_metadata(metadata: str) -> None:
+    """The PyPI page's data: the name, the licenses, the Python versions, the classifiers and
+    the README as the description."""
+    head, _, description = metadata.partition("\n\n")
+    fields = [tuple(line.split(": ", 1)) for line in head.splitlines()]
+    assert ("Name", "hep-protocol") in fields and ("Version", VERSION) in fields, fields
+    assert ("License-Expression", "MIT OR Apache-2.0") in fields, fields
+    assert [v for k, v in fields if k == "License-File"] == ["LICENSE-MIT", "LICENSE-APACHE"], fields
+    assert ("Requires-Python", ">=3.9") in fields, fields
+    classifiers = {v for k, v in fields if k == "Classifier"}
+    expected = {f"Programming Language :: Python :: 3.{minor}" for minor in range(9, 15)}
+    expected |= {"Typing :: Typed", "Operating System :: POSIX :: Linux", "Operating System :: MacOS",
+                 "Operating System :: Microsoft :: Windows"}
+    assert expected <= classifiers, expected - classifiers
+    assert next(v for k, v in fields if k == "Description-Content-Type").startswith("text/markdown"), fields
+    readme = (PACKAGE / "README.md").read_text()
+    assert description.rstrip("\n") == readme.rstrip("\n"), "the description is not bindings-python/README.md"
+
+
 def run(cmd: list, **kwargs: object) -> subprocess.CompletedProcess:
     proc = subprocess.run(cmd, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
     assert proc.returncode == 0, f"{cmd} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
@@ -70,7 +93,7 @@ def test_wheel_installs_offline_into_a_fresh_venv_and_works(tmp_path: Path) -> N
 
     dist = tmp_path / "dist"
     run([str(MATURIN), "build", "--quiet", "-i", sys.executable, "-o", str(dist)], cwd=PACKAGE, env=env, timeout=240)
-    wheels = list(dist.glob("hep-*.whl"))
+    wheels = list(dist.glob("hep_protocol-*.whl"))
     assert len(wheels) == 1, wheels
     wheel = wheels[0]
     assert "abi3" in wheel.name
@@ -79,8 +102,10 @@ def test_wheel_installs_offline_into_a_fresh_venv_and_works(tmp_path: Path) -> N
     for module in ("__init__.py", "_stream.py", "_process.py", "_result.py", "py.typed"):
         assert f"hep/{module}" in names, f"the wheel lacks hep/{module}: {sorted(names)}"
     assert any(n.startswith("hep/_hep") and n.endswith(".so") for n in names), sorted(names)
-    metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
-    assert "Requires-Python: >=3.9" in zipfile.ZipFile(wheel).read(metadata).decode()
+    for license in ("LICENSE-MIT", "LICENSE-APACHE"):
+        text = zipfile.ZipFile(wheel).read(f"hep_protocol-{VERSION}.dist-info/licenses/{license}").decode()
+        assert text == (REPO / license).read_text(), f"the wheel's {license} is not the repository's"
+    check_metadata(zipfile.ZipFile(wheel).read(f"hep_protocol-{VERSION}.dist-info/METADATA").decode())
 
     venv = tmp_path / "venv"
     run([sys.executable, "-m", "venv", str(venv)], env=env, timeout=120)

@@ -11,6 +11,9 @@ timeouts, the drain after the exit, the stderr tail, backpressure, the verdict) 
 core's. A `Run` reads on a thread of its own, an `AsyncRun` in the event loop. The child's
 exit is seen through its pidfd (Linux), else by a thread waiting for it.
 
+Supervising needs process groups and POSIX signals: on Windows `spawn` and `aspawn` raise
+`NotImplementedError` naming the platform (reading, writing and `Supervisor` work there).
+
 No orphans: a child still running is cancelled when its `with` block exits, at
 interpreter exit (atexit), and on SIGTERM or SIGHUP where those still have their default
 disposition (see `_guard_signals`).
@@ -24,6 +27,7 @@ import os
 import selectors
 import signal
 import subprocess
+import sys
 import threading
 import time
 from typing import IO, Any, AsyncIterator, Callable, Iterator, List, Optional, Sequence, Set, Union
@@ -72,6 +76,19 @@ def _argv(argv: Argv) -> List[Any]:
     return [argv] if isinstance(argv, (str, bytes, os.PathLike)) else list(argv)
 
 
+_UNSUPERVISED = frozenset({"win32"})
+"""The platforms (`sys.platform`) without process groups and POSIX signals."""
+
+
+def _require_supervision(what: str) -> None:
+    """Raises `NotImplementedError` naming the platform where `what` cannot supervise a child."""
+    if sys.platform in _UNSUPERVISED:
+        raise NotImplementedError(
+            f"{what} is not supported on this platform ({sys.platform}): supervising a harness needs "
+            "process groups and POSIX signals (Linux, macOS); reading and writing HEP work everywhere"
+        )
+
+
 def _signal_group(pgid: int, sig: int) -> None:
     try:
         os.killpg(pgid, sig)
@@ -83,6 +100,8 @@ class _Driver:
     """What `Run` and `AsyncRun` share: the child, its pipes, and the supervisor they feed.
     The methods below run with `_lock` held (a `Run`'s reader thread and its caller share
     the state; an `AsyncRun` holds it only on its exit cleanup)."""
+
+    _entry = "hep.spawn"  # what an unsupported platform's error names
 
     def __init__(
         self,
@@ -98,6 +117,7 @@ class _Driver:
         on_stderr: Optional[StderrCallback],
         popen: Any,
     ) -> None:
+        _require_supervision(self._entry)
         self._interrupt_grace = _check_seconds(interrupt_grace, "interrupt_grace")
         self._terminate_grace = _check_seconds(terminate_grace, "terminate_grace")
         self._clock = clock
@@ -593,6 +613,8 @@ class AsyncRun(_Driver):
     `await run.cancel()`; usable as an async context manager. Its I/O runs in the event
     loop (`on_stderr` is called there). Cancelling a task while it awaits the run cancels
     the child."""
+
+    _entry = "hep.aspawn"
 
     def __init__(self, argv: Argv, loop: asyncio.AbstractEventLoop, **options: Any) -> None:
         self._loop = loop
