@@ -593,7 +593,8 @@ def spawn(
     SIGTERM before SIGKILL (defaults: the core's `INTERRUPT_GRACE` and `TERMINATE_GRACE`).
     `limits` caps what the stream keeps. `stdin` is as for `subprocess` (default: DEVNULL;
     PIPE gives `run.stdin`). `on_stderr` is called with each stderr line as it comes, on the
-    run's reader thread. Other keyword arguments go to `subprocess.Popen`."""
+    run's reader thread. Other keyword arguments go to `subprocess.Popen`. On Windows (no
+    process groups nor POSIX signals) it raises `NotImplementedError` naming the platform."""
     return Run(
         argv,
         strict=strict,
@@ -756,7 +757,8 @@ async def aspawn(
 ) -> AsyncRun:
     """Starts `argv` (a HEP emitter) under asyncio and returns the `AsyncRun` supervising
     it. The options are `spawn`'s; `on_stderr` is called in the event loop, and with
-    `stdin=subprocess.PIPE`, `run.stdin` is an `asyncio.StreamWriter`."""
+    `stdin=subprocess.PIPE`, `run.stdin` is an `asyncio.StreamWriter`. On Windows it raises
+    `NotImplementedError` naming the platform, as `spawn` does."""
     loop = asyncio.get_running_loop()
     run = AsyncRun(
         argv,
