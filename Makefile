@@ -12,7 +12,7 @@ demo: toolchain
 	$(CARGO) run --quiet -p hep-cli -- watch
 
 ## Run every test suite of every language that exists.
-test: test-rust test-python test-node test-swift bounds-smoke memcheck-smoke
+test: test-rust test-python test-node test-swift bounds-smoke memcheck-smoke release-check
 
 ## Rust: lints, formatting, docs, unit + integration + conformance + property + doc tests.
 test-rust: toolchain lint
@@ -24,6 +24,7 @@ lint: toolchain
 	$(CARGO) fmt --manifest-path fuzz/Cargo.toml --check
 	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet -p hep-core -p hep-process --no-deps
+	scripts/release/set-version --check
 
 ## Benchmarks (not part of `make test`): each language against what its users would otherwise pick.
 bench: bench-rust bench-python bench-node bench-swift
@@ -161,6 +162,54 @@ memcheck: toolchain
 memcheck-smoke: toolchain
 	CARGO=$(CARGO) scripts/memcheck/rust.sh -p hep-core -p hep-python -p hep-node -p hep-swift --lib
 	CARGO=$(CARGO) scripts/memcheck/rust.sh -p hep-core --test conformance
+
+## Mutation testing of hep-core (docs/reliability.md, "Mutation testing"): cargo-mutants
+## (pinned; installed from crates.io when missing) mutates one behaviour file per shard and
+## runs the fast, deterministic tests against each mutant (hep-core/mutants.toml says which,
+## and lists the mutants left out as equivalent). `make mutants` runs the shards one after
+## another, niced (about 50 minutes on 2 shared cores), then fails listing every mutant no
+## test caught (a mutant that makes the tests hang is caught by cargo-mutants' timeout, exit
+## code 3); `make mutants FILE=hep-core/src/verdict.rs` runs one (verdict.rs about 6
+## minutes, validate.rs, the largest, about 12). Each shard's report is in
+## target/mutants/<file>/mutants.out (missed.txt, caught.txt, timeout.txt, unviable.txt).
+.PHONY: mutants
+CARGO_MUTANTS_VERSION := 27.1.0
+MUTANTS_FILES := $(addprefix hep-core/src/,verdict.rs writer.rs validate.rs run.rs encode.rs decode.rs fast_decode.rs)
+MUTANTS_DIR := $(CURDIR)/target/mutants
+FILE ?= $(MUTANTS_FILES)
+
+mutants: toolchain
+	@cargo-mutants --version 2>/dev/null | grep -qx "cargo-mutants $(CARGO_MUTANTS_VERSION)" || $(CARGO) install cargo-mutants --locked --version $(CARGO_MUTANTS_VERSION)
+	@failed=""; for f in $(FILE); do \
+		out=$(MUTANTS_DIR)/$$(basename $$f .rs); \
+		echo "mutants: $$f"; \
+		CARGO_TARGET_DIR=$(MUTANTS_DIR)/build nice -n 15 $(CARGO) mutants --config hep-core/mutants.toml \
+			--package hep-core --file $$f --jobs 1 --output $$out || [ $$? -eq 3 ] || failed="$$failed $$f"; \
+	done; \
+	if [ -n "$$failed" ]; then \
+		echo "mutants: not every mutant was caught in:$$failed"; \
+		for f in $$failed; do cat $(MUTANTS_DIR)/$$(basename $$f .rs)/mutants.out/missed.txt 2>/dev/null; done; \
+		exit 1; \
+	fi
+
+## Release (docs/release.md): each install route proven on loopback, after the language
+## tests (whose builds it reuses): the crates (publish dry run, cargo install, the non-Unix
+## builds), the release workflow (actionlint, set-version), the Python wheel and sdist from
+## pypiserver, the npm packages from verdaccio, the Swift package by git URL and tag. Each
+## script installs what it needs under target/release-check/ and stops its server by pid.
+.PHONY: release-check install-swift
+RELEASE_CHECKS := crates workflow python node swift
+
+release-check: toolchain
+	@for c in $(RELEASE_CHECKS); do \
+		CARGO=$(CARGO) PYTHON=$(PYTHON) scripts/release-check/$$c.sh || exit 1; \
+	done
+
+## Swift: the library of the Swift package taken by URL on Linux, and its hep-swift.pc
+## (docs/swift.md, "Installation"): make install-swift PREFIX=DIR.
+PREFIX ?= $(HOME)/.local
+install-swift: toolchain
+	CARGO=$(CARGO) scripts/install-swift-lib.sh --prefix $(PREFIX)
 
 ## Regenerate schema/hep-v1.schema.json from the Rust types.
 schema: toolchain
