@@ -50,7 +50,7 @@ impl CoreStream {
         let mut inner = self.inner();
         let Inner { state, found, max_reports } = &mut *inner;
         let State::Reading(stream) = state else { return Ok(Arc::default()) };
-        let mut out = FrameBatch::for_input(bytes.map_or(0, <[u8]>::len));
+        let mut out = hep_core::batch::FrameBatch::for_input(bytes.map_or(0, <[u8]>::len));
         let mut halt = None;
         let mut on_event = |event| match event {
             Event::Frame(r) => out.push(&r),
@@ -62,7 +62,7 @@ impl CoreStream {
             Some(bytes) => stream.feed_with(bytes, &mut on_event),
             None => stream.end_input().into_iter().for_each(&mut on_event),
         }
-        let out = Arc::new(out);
+        let out = Arc::new(FrameBatch::from(out));
         match halt {
             Some(err) => {
                 found.before_halt = out;

@@ -283,7 +283,7 @@ impl CoreSupervisor {
     /// `max_bytes` bytes of lines (at least one event is taken when one waits).
     pub fn poll_events(&self, max_events: u64, max_bytes: u64) -> CoreEventBatch {
         let mut sup = self.inner();
-        let mut frames = FrameBatch::default();
+        let mut frames = hep_core::batch::FrameBatch::default();
         let (mut count, mut taken, mut bytes) = (0u64, 0u64, 0u64);
         let mut notices = Vec::new();
         while taken < max_events && (taken == 0 || bytes < max_bytes) {
@@ -302,7 +302,7 @@ impl CoreSupervisor {
             };
             notices.push(CorePlacedNotice { after_frames: count, notice });
         }
-        CoreEventBatch { frames: Arc::new(frames), notices }
+        CoreEventBatch { frames: Arc::new(frames.into()), notices }
     }
 
     /// Takes up to `max` stderr lines (without their line ends), oldest first.

@@ -1,10 +1,11 @@
 //! Writes what the bindings restate of hep-core's frame model, from the Rust types: the
 //! Python stubs' frame classes, the TypeScript frame union and Node's wire table, the Swift
-//! frame declarations and batch codes, and the uniffi mirrors.
+//! frame declarations and batch reader, the uniffi mirrors, and hep-core's batch encoder.
 //!
 //! `make codegen` (`cargo run -p hep-codegen -- write`) writes every file; `cargo test -p
 //! hep-codegen` fails when one on disk differs from what would be written.
 
+mod batch;
 pub mod model;
 mod node;
 mod python;
@@ -30,6 +31,7 @@ pub fn generate() -> Result<Vec<Generated>, Problem> {
     files.extend(python::files(&model));
     files.extend(node::files(&model));
     files.extend(swift::files(&model));
+    files.extend(batch::files(&model));
     Ok(files)
 }
 

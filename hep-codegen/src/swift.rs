@@ -4,15 +4,15 @@
 //!   types (`#[uniffi::remote]`), docs included (uniffi carries them into the Swift
 //!   declarations); the records Swift sees with a `LivenessAction` where the core keeps the
 //!   wire string (`tool_liveness.action`), bridged by custom types; `LivenessAction`.
-//! - `bindings-swift/src/batch/frames.rs`: how each frame is written into a `FrameBatch` (its
-//!   tag, then its fields in the wire's order).
-//! - `bindings-swift/Sources/Hep/FrameBatch+Frames.swift`: how Swift reads them back.
+//! - `bindings-swift/Sources/Hep/FrameBatch+Frames.swift`: how Swift reads a `FrameBatch`
+//!   back (hep-core's `batch`, written by `crate::batch`).
 //! - `bindings-swift/Sources/Hep/Frame+Wire.swift`: each frame's wire `type` and round id,
 //!   and the liveness actions' wire names.
 
 use crate::Generated;
-use crate::model::{Field, FrameType, Model, Record, Type};
-use crate::text::{banner, comment_lines, plain_links};
+use crate::batch::{tag_list, unknown_tag};
+use crate::model::{Field, FrameType, Model, Type};
+use crate::text::{banner, comment_lines, plain_links, use_items, wrap};
 use std::fmt::Write as _;
 
 /// The fields that hold a `tool_liveness` action (a wire string in the core, a
@@ -26,7 +26,6 @@ const FRAME_DOC: &str = "One HEP v1 frame (one line of the stream); unknown fram
 pub(crate) fn files(model: &Model) -> Vec<Generated> {
     vec![
         Generated { path: "bindings-swift/src/frames.rs".into(), contents: rust_frames(model) },
-        Generated { path: "bindings-swift/src/batch/frames.rs".into(), contents: rust_batch(model) },
         Generated { path: "bindings-swift/Sources/Hep/FrameBatch+Frames.swift".into(), contents: swift_batch(model) },
         Generated { path: "bindings-swift/Sources/Hep/Frame+Wire.swift".into(), contents: swift_wire(model) },
     ]
@@ -128,37 +127,6 @@ fn after_colon(text: &str) -> String {
     }
 }
 
-/// `text` cut into lines of at most `width` characters at spaces (a longer word keeps its
-/// own line).
-fn wrap(text: &str, width: usize) -> String {
-    let mut lines: Vec<String> = Vec::new();
-    for word in text.split(' ') {
-        match lines.last_mut() {
-            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
-                line.push(' ');
-                line.push_str(word);
-            }
-            _ => lines.push(word.to_owned()),
-        }
-    }
-    lines.join("\n")
-}
-
-/// `use hep_core::{names};`, wrapped as rustfmt wraps it (lines of at most 120 columns).
-fn use_core(names: &[&str]) -> String {
-    let one_line = format!("use hep_core::{{{}}};\n", names.join(", "));
-    if one_line.len() <= 121 {
-        return one_line;
-    }
-    let items: Vec<String> = names.iter().map(|n| format!("{n},")).collect();
-    let body = wrap(&items.join(" "), 115);
-    format!("use hep_core::{{\n{}\n}};\n", body.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n"))
-}
-
-fn field_names(fields: &[Field]) -> String {
-    fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", ")
-}
-
 // --- bindings-swift/src/frames.rs -----------------------------------------------------
 
 fn rust_frames(model: &Model) -> String {
@@ -187,7 +155,7 @@ fn rust_frames(model: &Model) -> String {
     imports.sort_unstable();
     imports.dedup();
     out.push('\n');
-    out.push_str(&use_core(&imports));
+    out.push_str(&use_items("hep_core", &imports));
 
     // The enum.
     out.push('\n');
@@ -368,82 +336,6 @@ impl From<hep_core::LivenessAction> for LivenessAction {
     out.push_str("        }\n    }\n}\n");
 }
 
-// --- bindings-swift/src/batch/frames.rs -----------------------------------------------
-
-/// The tag of the unknown frame: after every known one.
-fn unknown_tag(model: &Model) -> usize {
-    model.frames.len()
-}
-
-fn tag_list(model: &Model) -> String {
-    let mut tags: Vec<String> = model.frames.iter().enumerate().map(|(i, f)| format!("{i} `{}`", f.wire)).collect();
-    tags.push(format!("{} an unknown frame type", unknown_tag(model)));
-    tags.join(", ")
-}
-
-fn rust_batch(model: &Model) -> String {
-    let mut out = banner("//");
-    let _ = write!(
-        out,
-        "//! The frames of a [`FrameBatch`]: each frame's tag, then its fields in the wire's order
-//! (`Sources/Hep/FrameBatch+Frames.swift`, generated from the same model, reads them).
-//! Nested records are written field by field too.
-//!
-{tags}
-//!
-//! Each frame is destructured field by field: a field added to the core fails to compile
-//! here until `make codegen` writes it (and its reading in Swift).
-",
-        tags = comment_lines(&wrap(&format!("Tags: {}.", tag_list(model)), 88), "//! ").trim_end_matches('\n'),
-    );
-    let mut imports: Vec<&str> = vec!["Frame", model.unknown.name.as_str()];
-    imports.extend(model.frames.iter().map(|f| f.rust_struct.as_str()));
-    imports.extend(model.records.iter().map(|r| r.name.as_str()));
-    imports.sort_unstable();
-    imports.dedup();
-    let _ = write!(
-        out,
-        "
-use super::{{FrameBatch, Put}};
-{}
-impl FrameBatch {{
-    /// Appends `frame`: its tag, then its fields.
-    pub(super) fn frame(&mut self, frame: &Frame) {{
-        match frame {{
-",
-        use_core(&imports)
-    );
-    let arm = |out: &mut String, variant: &str, record: &str, fields: &[Field], tag: usize| {
-        let _ = writeln!(out, "            Frame::{variant}({record} {{ {} }}) => {{", field_names(fields));
-        let _ = writeln!(out, "                self.u8({tag});");
-        for field in fields {
-            let _ = writeln!(out, "                self.put({});", field.name);
-        }
-        out.push_str("            }\n");
-    };
-    for (tag, frame) in model.frames.iter().enumerate() {
-        arm(&mut out, &frame.name, &frame.rust_struct, &frame.fields, tag);
-    }
-    arm(&mut out, "Unknown", &model.unknown.name, &model.unknown.fields, unknown_tag(model));
-    out.push_str("        }\n    }\n}\n");
-    for Record { name, fields, .. } in &model.records {
-        let _ = write!(
-            out,
-            "
-impl Put for {name} {{
-    fn put(&self, batch: &mut FrameBatch) {{
-        let {name} {{ {} }} = self;
-",
-            field_names(fields)
-        );
-        for field in fields {
-            let _ = writeln!(out, "        batch.put({});", field.name);
-        }
-        out.push_str("    }\n}\n");
-    }
-    out
-}
-
 // --- bindings-swift/Sources/Hep/FrameBatch+Frames.swift -------------------------------
 
 /// The Swift expression reading a value of `ty` from a `FrameBatchReader` (`self` or `$0`).
@@ -489,7 +381,7 @@ fn swift_init(name: &str, frame: &str, fields: &[Field], indent: &str, room: usi
 fn swift_batch(model: &Model) -> String {
     let mut out = banner("//");
     out.push_str("// The frames of a `FrameBatch`: each frame's tag, then its fields in the wire's order, as\n");
-    out.push_str("// bindings-swift/src/batch/frames.rs (generated from the same model) writes them.\n");
+    out.push_str("// hep-core/src/batch/frames.rs (generated from the same model) writes them.\n");
     out.push_str(&comment_lines(&wrap(&format!("Tags: {}.", tag_list(model)), 88), "// "));
     out.push_str(
         "
@@ -619,14 +511,11 @@ mod tests {
     }
 
     #[test]
-    fn every_frame_type_has_a_tag_read_and_written() {
+    fn every_frame_type_has_a_tag_read() {
         let model = Model::read().unwrap();
         let files = files(&model);
-        let rust = &files[1].contents;
-        let swift = &files[2].contents;
+        let swift = &files[1].contents;
         for (tag, frame) in model.frames.iter().enumerate() {
-            assert!(rust.contains(&format!("Frame::{}(", frame.name)), "{}", frame.wire);
-            assert!(rust.contains(&format!("self.u8({tag});")), "{}", frame.wire);
             assert!(swift.contains(&format!("case {tag}:\n            return .{}(", lower_camel(&frame.wire))));
         }
         assert!(swift.contains("LivenessAction(wireName: str())"));

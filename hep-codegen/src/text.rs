@@ -1,4 +1,6 @@
-//! Helpers the generators share: the "generated" first line and doc comments.
+//! Helpers the generators share: the "generated" first line, doc comments, wrapping.
+
+use crate::model::Field;
 
 /// The first line of a generated file, in the file's comment syntax (`#`, `//`).
 pub(crate) fn banner(comment: &str) -> String {
@@ -37,4 +39,36 @@ pub(crate) fn plain_links(doc: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// `text` cut into lines of at most `width` characters at spaces (a longer word keeps its
+/// own line).
+pub(crate) fn wrap(text: &str, width: usize) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_owned()),
+        }
+    }
+    lines.join("\n")
+}
+
+/// `use {root}::{names};`, wrapped as rustfmt wraps it (lines of at most 120 columns).
+pub(crate) fn use_items(root: &str, names: &[&str]) -> String {
+    let one_line = format!("use {root}::{{{}}};\n", names.join(", "));
+    if one_line.len() <= 121 {
+        return one_line;
+    }
+    let items: Vec<String> = names.iter().map(|n| format!("{n},")).collect();
+    let body = wrap(&items.join(" "), 115);
+    format!("use {root}::{{\n{}\n}};\n", body.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n"))
+}
+
+/// The fields' names, comma-separated (a destructuring pattern's body).
+pub(crate) fn field_names(fields: &[Field]) -> String {
+    fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", ")
 }

@@ -1724,8 +1724,8 @@ public func FfiConverterTypeCoreWriter_lower(_ value: CoreWriter) -> UInt64 {
 
 
 /**
- * Encoded frames with their lines (see the module documentation for the layout). Never
- * changed once made, so its bytes stay where they are while the object lives.
+ * Encoded frames with their lines (layout: [`hep_core::batch`]). Never changed once made,
+ * so its bytes stay where they are while the object lives.
  */
 public protocol FrameBatchProtocol: AnyObject, Sendable {
     
@@ -1741,8 +1741,8 @@ public protocol FrameBatchProtocol: AnyObject, Sendable {
     
 }
 /**
- * Encoded frames with their lines (see the module documentation for the layout). Never
- * changed once made, so its bytes stay where they are while the object lives.
+ * Encoded frames with their lines (layout: [`hep_core::batch`]). Never changed once made,
+ * so its bytes stay where they are while the object lives.
  */
 open class FrameBatch: FrameBatchProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
