@@ -239,9 +239,33 @@ impl From<std::process::Command> for Command {
     fn from(mut inner: std::process::Command) -> Self {
         inner.stdin(Stdio::null());
         let parent = Arc::new(AtomicI32::new(0));
+        default_signal_handling(&mut inner);
         #[cfg(target_os = "linux")]
         die_with_parent(&mut inner, Arc::clone(&parent));
         Self { inner, options: SuperviseOptions::default(), canceller: None, die_with_supervisor: true, parent }
+    }
+}
+
+/// Installs the hook that gives the child every signal's default action, as libuv (Node)
+/// and `posix_spawn` with `POSIX_SPAWN_SETSIGDEF` (the Swift driver) do. A signal the
+/// supervisor ignores stays ignored across exec: started from `nohup` or as a background
+/// job of a script, it ignores SIGINT, and so would its child, which could then not even
+/// trap the cancel ladder's SIGINT (a shell cannot trap a signal ignored on entry) and
+/// would end by SIGTERM, `incomplete` instead of `cancelled`.
+#[allow(unsafe_code)]
+fn default_signal_handling(command: &mut std::process::Command) {
+    use nix::sys::signal::{SigHandler, Signal, signal};
+    let hook = || {
+        for sig in Signal::iterator().filter(|s| !matches!(s, Signal::SIGKILL | Signal::SIGSTOP)) {
+            // SAFETY: SIG_DFL installs no handler of ours.
+            unsafe { signal(sig, SigHandler::SigDfl) }?;
+        }
+        Ok(())
+    };
+    // SAFETY: the hook runs in the child between fork and exec, where only
+    // async-signal-safe work is allowed: sigaction(2) for each signal, no allocation.
+    unsafe {
+        command.pre_exec(hook);
     }
 }
 
