@@ -60,6 +60,76 @@ typedef int32_t HepErrorKind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+// What the driver must do.
+enum HepActionKind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Nothing waits.
+  HEP_ACTION_KIND_NONE = 0,
+  // Send `signal` to the child's process group (a step of a cancel).
+  HEP_ACTION_KIND_SIGNAL = 1,
+  // The child exited: send SIGKILL to its process group, so that nothing it left there
+  // outlives it.
+  HEP_ACTION_KIND_KILL_GROUP = 2,
+  // Stop reading stdout: the consumer is behind.
+  HEP_ACTION_KIND_PAUSE_STDOUT = 3,
+  // Read stdout again.
+  HEP_ACTION_KIND_RESUME_STDOUT = 4,
+  // Stop reading and close both pipes: the drain after the exit is over.
+  HEP_ACTION_KIND_CLOSE_PIPES = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum HepActionKind HepActionKind;
+#else
+typedef int32_t HepActionKind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// Why a run is cancelled (an `int32_t` argument of `hep_supervisor_cancel`).
+enum HepCancelReason
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // The caller asked.
+  HEP_CANCEL_REASON_USER = 0,
+  // The timeout ran out.
+  HEP_CANCEL_REASON_TIMEOUT = 1,
+  // The idle timeout ran out.
+  HEP_CANCEL_REASON_IDLE = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum HepCancelReason HepCancelReason;
+#else
+typedef int32_t HepCancelReason;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// What a notice is.
+enum HepNoticeKind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // A breach of a consumer guarantee: `violation`.
+  HEP_NOTICE_KIND_VIOLATION = 0,
+  // A line that could not be read; reading goes on: `error`.
+  HEP_NOTICE_KIND_SKIPPED = 1,
+  // The stream stopped (strict mode, a refused version): `error`. Always the last event.
+  HEP_NOTICE_KIND_HALTED = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum HepNoticeKind HepNoticeKind;
+#else
+typedef int32_t HepNoticeKind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
 // The tag of a frame in a [`FrameBatch`]: the byte before its fields, which follow in the
 // wire's order as each variant lists them (`str` = `u32` length + UTF-8 bytes, optional =
 // `u8` 0 or 1 + the value, list = `u32` count + the items, a record = its fields:
@@ -127,9 +197,35 @@ typedef int32_t HepArgsMode;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+// How the child ended (an `int32_t` argument of `hep_supervisor_exited`).
+enum HepExitKind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // It exited with a code (`value`).
+  HEP_EXIT_KIND_CODE = 0,
+  // A signal (number `value`) killed it.
+  HEP_EXIT_KIND_SIGNAL = 1,
+  // It is gone, but how is unknown: the run is judged without an exit code.
+  HEP_EXIT_KIND_UNKNOWN = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum HepExitKind HepExitKind;
+#else
+typedef int32_t HepExitKind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
 // A stream being read: bytes in, frames out. Not thread-safe: use one handle from one
 // thread at a time (separate handles are independent). Freed by `hep_stream_free`.
 typedef struct HepStream HepStream;
+
+// A run under supervision. Not thread-safe: use one handle from one thread at a time
+// (a driver with reader threads passes what they read to one thread, or locks).
+// Freed by `hep_supervisor_free`.
+typedef struct HepSupervisor HepSupervisor;
 
 // An emitter of HEP v1 lines. Not thread-safe: use one handle from one thread at a time.
 // Freed by `hep_writer_free`.
@@ -174,6 +270,62 @@ typedef struct HepError {
   struct HepString excerpt;
 } HepError;
 
+// An action; the other fields are those of a `HEP_ACTION_KIND_SIGNAL` (0 otherwise).
+typedef struct HepAction {
+  // What to do.
+  HepActionKind kind;
+  // The POSIX number of the signal to send (2, 15, 9).
+  int32_t signal;
+  // Why the run is being cancelled.
+  HepCancelReason reason;
+  // Whether a next step follows if the child has not exited by then.
+  bool has_next;
+  // The next step's signal number.
+  int32_t next_signal;
+  // The wait before the next step, in milliseconds.
+  uint64_t next_after_ms;
+} HepAction;
+
+// A breach of a consumer guarantee (hep-core's `Violation`).
+typedef struct HepViolation {
+  // The guarantee's snake_case code (`unterminated_turn`, ...).
+  struct HepString code;
+  // `error` or `warning`.
+  struct HepString severity;
+  // The 1-based line of the offending frame (0 for end-of-stream checks).
+  uint64_t line;
+  // Whether the violation concerns a round (`turn_id`).
+  bool has_turn_id;
+  // The round concerned.
+  uint64_t turn_id;
+  // What happened, in words.
+  struct HepString message;
+} HepViolation;
+
+// An event other than a frame, with its place among the batch's frames.
+typedef struct HepNotice {
+  // How many frames of the batch come before it.
+  size_t after_frames;
+  // What it is.
+  HepNoticeKind kind;
+  // The violation (`HEP_NOTICE_KIND_VIOLATION`; empty strings otherwise).
+  struct HepViolation violation;
+  // The error (`HEP_NOTICE_KIND_SKIPPED`, `HEP_NOTICE_KIND_HALTED`; NULL otherwise),
+  // freed with the events.
+  struct HepError *error;
+} HepNotice;
+
+// The events one poll took, in order: `frames`, with `notices_len` notices at `notices`
+// (NULL when none) placed among them. Freed by `hep_events_free`.
+typedef struct HepEvents {
+  // The frames with their line numbers and lines (the batch layout).
+  struct HepBatch frames;
+  // The notices, in order.
+  struct HepNotice *notices;
+  // The number of notices.
+  size_t notices_len;
+} HepEvents;
+
 // What the run reducer keeps (hep-core's `run::Limits`; see its docs for each cap).
 typedef struct HepLimits {
   // Most recent turns kept.
@@ -205,6 +357,33 @@ typedef struct HepStreamOptions {
   // What the run keeps.
   struct HepLimits limits;
 } HepStreamOptions;
+
+// How a run is supervised; `hep_supervise_options_default` gives the core's policy.
+typedef struct HepSuperviseOptions {
+  // How stdout is read.
+  struct HepStreamOptions stream;
+  // Whether `timeout_ms` applies (default: no timeout).
+  bool has_timeout;
+  // The longest the run may take; past it, the run is cancelled (`timeout`).
+  uint64_t timeout_ms;
+  // Whether `idle_timeout_ms` applies (default: none).
+  bool has_idle_timeout;
+  // The longest the child may go without writing a frame; past it, the run is
+  // cancelled (`idle`).
+  uint64_t idle_timeout_ms;
+  // After SIGINT, the wait before SIGTERM (default 12 s).
+  uint64_t interrupt_grace_ms;
+  // After SIGTERM, the wait before SIGKILL (default 2 s).
+  uint64_t terminate_grace_ms;
+  // After the child exits, how long its pipes are still read (default 2 s).
+  uint64_t drain_ms;
+  // Bytes of stderr kept for the result.
+  uint64_t stderr_tail_bytes;
+  // Longest stderr line handed over live.
+  uint64_t max_stderr_line;
+  // Bytes waiting for the consumer above which stdout is paused.
+  uint64_t pause_at_bytes;
+} HepSuperviseOptions;
 
 // UTF-8 text lent by the caller for the length of a call: `ptr` to `len` bytes (no NUL
 // needed). `ptr` may be NULL only when `len` is 0 (the empty text).
@@ -273,6 +452,38 @@ void hep_error_free(struct HepError *error);
 // ...), or `"unknown"` for a code no kind has: a static NUL-terminated string, never freed.
 const char *hep_error_kind_name(int32_t kind);
 
+// Writes the next action to `*action_out` (`HEP_ACTION_KIND_NONE` when none waits). Poll
+// until none after each call that tells the supervisor something.
+//
+// # Safety
+//
+// `sup` is NULL or a live handle from `hep_supervisor_new`, not used by another thread
+// during the call; `action_out` and `error_out` are NULL or valid for one write.
+bool hep_supervisor_poll_action(struct HepSupervisor *sup,
+                                struct HepAction *action_out,
+                                struct HepError **error_out);
+
+// Takes up to `max_events` events into `*events_out`, stopping early once the frames taken
+// hold `max_bytes` bytes of lines (at least one event is taken when one waits). Free them
+// with `hep_events_free`, also when empty.
+//
+// # Safety
+//
+// As `hep_supervisor_poll_action`, with `events_out`.
+bool hep_supervisor_poll_events(struct HepSupervisor *sup,
+                                size_t max_events,
+                                size_t max_bytes,
+                                struct HepEvents *events_out,
+                                struct HepError **error_out);
+
+// Frees `events`: its batch, its notices and their strings and errors. Empty events are
+// accepted.
+//
+// # Safety
+//
+// `events` comes from `hep_supervisor_poll_events`, not yet freed.
+void hep_events_free(struct HepEvents events);
+
 // The core's default options: lenient, 16 MiB lines, the core's limits. Change fields of
 // the copy before `hep_stream_new`.
 struct HepStreamOptions hep_stream_options_default(void);
@@ -331,6 +542,149 @@ bool hep_stream_finish(struct HepStream *stream,
 //
 // `stream` is NULL or a handle from `hep_stream_new`, not yet freed.
 void hep_stream_free(struct HepStream *stream);
+
+// The core's supervision policy: no timeouts, SIGINT then SIGTERM 12 s later then SIGKILL
+// 2 s later, a 2 s drain, the core's stream options. Change fields of the copy.
+struct HepSuperviseOptions hep_supervise_options_default(void);
+
+// Makes a supervisor for a child started at `now_ms`, with `options` (NULL:
+// `hep_supervise_options_default()`), into `*supervisor_out`.
+//
+// # Safety
+//
+// `options` is NULL or points to readable options; `supervisor_out` and `error_out` are
+// NULL or valid for one write.
+bool hep_supervisor_new(const struct HepSuperviseOptions *options,
+                        uint64_t now_ms,
+                        struct HepSupervisor **supervisor_out,
+                        struct HepError **error_out);
+
+// `len` bytes at `data` the child wrote on stdout at `now_ms`.
+//
+// # Safety
+//
+// `sup` is NULL or a live handle from `hep_supervisor_new`, not used by another thread
+// during the call; `data` is NULL or points to `len` readable bytes; `error_out` is NULL
+// or valid for one write.
+bool hep_supervisor_stdout(struct HepSupervisor *sup,
+                           uint64_t now_ms,
+                           const uint8_t *data,
+                           size_t len,
+                           struct HepError **error_out);
+
+// `len` bytes at `data` the child wrote on stderr at `now_ms`.
+//
+// # Safety
+//
+// As `hep_supervisor_stdout`.
+bool hep_supervisor_stderr(struct HepSupervisor *sup,
+                           uint64_t now_ms,
+                           const uint8_t *data,
+                           size_t len,
+                           struct HepError **error_out);
+
+// The child's stdout reached its end at `now_ms`.
+//
+// # Safety
+//
+// `sup` is NULL or a live handle from `hep_supervisor_new`, not used by another thread
+// during the call; `error_out` is NULL or valid for one write.
+bool hep_supervisor_stdout_closed(struct HepSupervisor *sup,
+                                  uint64_t now_ms,
+                                  struct HepError **error_out);
+
+// The child's stderr reached its end at `now_ms`.
+//
+// # Safety
+//
+// As `hep_supervisor_stdout_closed`.
+bool hep_supervisor_stderr_closed(struct HepSupervisor *sup,
+                                  uint64_t now_ms,
+                                  struct HepError **error_out);
+
+// The child exited at `now_ms`: `how` is a `HepExitKind` (code `value`, signal number
+// `value`, or unknown).
+//
+// # Safety
+//
+// As `hep_supervisor_stdout_closed`.
+bool hep_supervisor_exited(struct HepSupervisor *sup,
+                           uint64_t now_ms,
+                           int32_t how,
+                           int32_t value,
+                           struct HepError **error_out);
+
+// Asks at `now_ms` for the run to be cancelled for `reason` (a `HepCancelReason`);
+// `interrupt_grace_ms` (NULL: the options') replaces the interrupt grace when this request
+// starts the cancel. A second cancel takes the ladder's next step at once.
+//
+// # Safety
+//
+// As `hep_supervisor_stdout_closed`; `interrupt_grace_ms` is NULL or points to a value.
+bool hep_supervisor_cancel(struct HepSupervisor *sup,
+                           uint64_t now_ms,
+                           int32_t reason,
+                           const uint64_t *interrupt_grace_ms,
+                           struct HepError **error_out);
+
+// Handles every deadline up to `now_ms`.
+//
+// # Safety
+//
+// As `hep_supervisor_stdout_closed`.
+bool hep_supervisor_tick(struct HepSupervisor *sup,
+                         uint64_t now_ms,
+                         struct HepError **error_out);
+
+// Whether someone takes the events as they come (the default, `attached`): detached,
+// stdout is never paused (detaching resumes it) and events wait up to the drop threshold.
+//
+// # Safety
+//
+// As `hep_supervisor_stdout_closed`.
+bool hep_supervisor_set_consumer(struct HepSupervisor *sup,
+                                 uint64_t now_ms,
+                                 bool attached,
+                                 struct HepError **error_out);
+
+// Writes to `*deadline_ms_out` when to call `hep_supervisor_tick` next, or -1 when
+// nothing waits for a time.
+//
+// # Safety
+//
+// As `hep_supervisor_stdout_closed`; `deadline_ms_out` is NULL or valid for one write.
+bool hep_supervisor_deadline(struct HepSupervisor *sup,
+                             int64_t *deadline_ms_out,
+                             struct HepError **error_out);
+
+// Writes the next stderr line (without its line end) to `*line_out`, or a NULL string
+// when none waits. Free it with `hep_string_free`.
+//
+// # Safety
+//
+// As `hep_supervisor_stdout_closed`; `line_out` is NULL or valid for one write.
+bool hep_supervisor_poll_stderr(struct HepSupervisor *sup,
+                                struct HepString *line_out,
+                                struct HepError **error_out);
+
+// Writes the run's result to `*result_out` once the run is over (the child exited and
+// both pipes closed, or the drain ended): the JSON text of hep-core's `RunResult`, with
+// its `supervision` (who cancelled, the signals, the stderr tail). Before that, a NULL
+// string. Free it with `hep_string_free`.
+//
+// # Safety
+//
+// As `hep_supervisor_stdout_closed`; `result_out` is NULL or valid for one write.
+bool hep_supervisor_result(struct HepSupervisor *sup,
+                           struct HepString *result_out,
+                           struct HepError **error_out);
+
+// Frees `sup`. NULL is accepted.
+//
+// # Safety
+//
+// `sup` is NULL or a handle from `hep_supervisor_new`, not yet freed.
+void hep_supervisor_free(struct HepSupervisor *sup);
 
 // Makes a writer for a harness of version `fah` (the `hep_header.fah`), rendering tool
 // arguments in `args_mode` (a `HepArgsMode`), into `*writer_out`.

@@ -1,0 +1,477 @@
+//! [`HepSupervisor`]: hep-core's supervision policy (`hep_core::supervise::Supervisor`, a
+//! state machine without I/O) behind an opaque handle. The caller's driver spawns the child
+//! in its own process group, reads its pipes, keeps the clock and sends the signals; it
+//! tells the supervisor what happened and when (milliseconds on any monotonic clock), and
+//! polls what to do (`hep_supervisor_poll_action`), what the child said
+//! (`hep_supervisor_poll_events`, `hep_supervisor_poll_stderr`), when to call
+//! `hep_supervisor_tick` next (`hep_supervisor_deadline`) and the run's result.
+
+use crate::boundary::{guard, guard_void};
+use crate::buffers::{HepString, bytes, out, put};
+use crate::errors::{Failure, HepError};
+use crate::options::HepStreamOptions;
+use hep_core::supervise::{CancelReason, ExitStatus, SuperviseOptions, Supervisor};
+use std::time::Duration;
+
+/// A run under supervision. Not thread-safe: use one handle from one thread at a time
+/// (a driver with reader threads passes what they read to one thread, or locks).
+/// Freed by `hep_supervisor_free`.
+#[derive(Debug)]
+pub struct HepSupervisor(pub(crate) Supervisor);
+
+/// How a run is supervised; `hep_supervise_options_default` gives the core's policy.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HepSuperviseOptions {
+    /// How stdout is read.
+    pub stream: HepStreamOptions,
+    /// Whether `timeout_ms` applies (default: no timeout).
+    pub has_timeout: bool,
+    /// The longest the run may take; past it, the run is cancelled (`timeout`).
+    pub timeout_ms: u64,
+    /// Whether `idle_timeout_ms` applies (default: none).
+    pub has_idle_timeout: bool,
+    /// The longest the child may go without writing a frame; past it, the run is
+    /// cancelled (`idle`).
+    pub idle_timeout_ms: u64,
+    /// After SIGINT, the wait before SIGTERM (default 12 s).
+    pub interrupt_grace_ms: u64,
+    /// After SIGTERM, the wait before SIGKILL (default 2 s).
+    pub terminate_grace_ms: u64,
+    /// After the child exits, how long its pipes are still read (default 2 s).
+    pub drain_ms: u64,
+    /// Bytes of stderr kept for the result.
+    pub stderr_tail_bytes: u64,
+    /// Longest stderr line handed over live.
+    pub max_stderr_line: u64,
+    /// Bytes waiting for the consumer above which stdout is paused.
+    pub pause_at_bytes: u64,
+}
+
+/// Why a run is cancelled (an `int32_t` argument of `hep_supervisor_cancel`).
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HepCancelReason {
+    /// The caller asked.
+    User = 0,
+    /// The timeout ran out.
+    Timeout = 1,
+    /// The idle timeout ran out.
+    Idle = 2,
+}
+
+/// How the child ended (an `int32_t` argument of `hep_supervisor_exited`).
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HepExitKind {
+    /// It exited with a code (`value`).
+    Code = 0,
+    /// A signal (number `value`) killed it.
+    Signal = 1,
+    /// It is gone, but how is unknown: the run is judged without an exit code.
+    Unknown = 2,
+}
+
+fn ms(value: u64) -> Duration {
+    Duration::from_millis(value)
+}
+
+pub(crate) fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn size(value: u64) -> usize {
+    usize::try_from(value).unwrap_or(usize::MAX)
+}
+
+impl From<SuperviseOptions> for HepSuperviseOptions {
+    fn from(o: SuperviseOptions) -> Self {
+        let wide = |v: usize| u64::try_from(v).unwrap_or(u64::MAX);
+        Self {
+            stream: o.stream.into(),
+            has_timeout: o.timeout.is_some(),
+            timeout_ms: o.timeout.map_or(0, millis),
+            has_idle_timeout: o.idle_timeout.is_some(),
+            idle_timeout_ms: o.idle_timeout.map_or(0, millis),
+            interrupt_grace_ms: millis(o.interrupt_grace),
+            terminate_grace_ms: millis(o.terminate_grace),
+            drain_ms: millis(o.drain),
+            stderr_tail_bytes: wide(o.stderr_tail_bytes),
+            max_stderr_line: wide(o.max_stderr_line),
+            pause_at_bytes: wide(o.pause_at_bytes),
+        }
+    }
+}
+
+impl From<HepSuperviseOptions> for SuperviseOptions {
+    fn from(o: HepSuperviseOptions) -> Self {
+        Self {
+            stream: o.stream.into(),
+            timeout: o.has_timeout.then(|| ms(o.timeout_ms)),
+            idle_timeout: o.has_idle_timeout.then(|| ms(o.idle_timeout_ms)),
+            interrupt_grace: ms(o.interrupt_grace_ms),
+            terminate_grace: ms(o.terminate_grace_ms),
+            drain: ms(o.drain_ms),
+            stderr_tail_bytes: size(o.stderr_tail_bytes),
+            max_stderr_line: size(o.max_stderr_line),
+            pause_at_bytes: size(o.pause_at_bytes),
+        }
+    }
+}
+
+/// The core's supervision policy: no timeouts, SIGINT then SIGTERM 12 s later then SIGKILL
+/// 2 s later, a 2 s drain, the core's stream options. Change fields of the copy.
+#[unsafe(no_mangle)]
+pub extern "C" fn hep_supervise_options_default() -> HepSuperviseOptions {
+    let mut options = None;
+    guard_void(|| options = Some(HepSuperviseOptions::from(SuperviseOptions::default())));
+    options.unwrap_or_else(|| HepSuperviseOptions::from(SuperviseOptions::default()))
+}
+
+/// The supervisor behind `sup`, checked not NULL.
+///
+/// # Safety
+///
+/// A non-NULL `sup` comes from `hep_supervisor_new`, is not freed, and is not used by
+/// another thread during the call.
+pub(crate) unsafe fn handle<'a>(sup: *mut HepSupervisor) -> Result<&'a mut Supervisor, Failure> {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { sup.as_mut() }.map(|s| &mut s.0).ok_or_else(|| Failure::argument("supervisor is NULL"))
+}
+
+/// Runs `body` on the supervisor behind `sup` (see [`handle`]'s contract, which every
+/// supervisor entry point states).
+pub(crate) fn with(
+    sup: *mut HepSupervisor,
+    error_out: *mut *mut HepError,
+    body: impl FnOnce(&mut Supervisor) -> Result<(), Failure>,
+) -> bool {
+    guard(error_out, || {
+        // SAFETY: every supervisor entry point requires a live handle used by one thread.
+        body(unsafe { handle(sup) }?)
+    })
+}
+
+/// Makes a supervisor for a child started at `now_ms`, with `options` (NULL:
+/// `hep_supervise_options_default()`), into `*supervisor_out`.
+///
+/// # Safety
+///
+/// `options` is NULL or points to readable options; `supervisor_out` and `error_out` are
+/// NULL or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hep_supervisor_new(
+    options: *const HepSuperviseOptions,
+    now_ms: u64,
+    supervisor_out: *mut *mut HepSupervisor,
+    error_out: *mut *mut HepError,
+) -> bool {
+    guard(error_out, || {
+        let place = out(supervisor_out, "supervisor_out")?;
+        // SAFETY: a non-NULL `options` points to options the caller filled.
+        let options = unsafe { options.as_ref() }.copied().map(Into::into).unwrap_or_default();
+        let sup = Box::into_raw(Box::new(HepSupervisor(Supervisor::new(options, ms(now_ms)))));
+        // SAFETY: `place` is the caller's out argument, checked not NULL.
+        unsafe { put(place, sup) };
+        Ok(())
+    })
+}
+
+/// `len` bytes at `data` the child wrote on stdout at `now_ms`.
+///
+/// # Safety
+///
+/// `sup` is NULL or a live handle from `hep_supervisor_new`, not used by another thread
+/// during the call; `data` is NULL or points to `len` readable bytes; `error_out` is NULL
+/// or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hep_supervisor_stdout(
+    sup: *mut HepSupervisor,
+    now_ms: u64,
+    data: *const u8,
+    len: usize,
+    error_out: *mut *mut HepError,
+) -> bool {
+    with(sup, error_out, |s| {
+        // SAFETY: `data` points to `len` bytes, as this function's contract says.
+        let data = unsafe { bytes(data, len, "data") }?;
+        s.stdout(ms(now_ms), data);
+        Ok(())
+    })
+}
+
+/// `len` bytes at `data` the child wrote on stderr at `now_ms`.
+///
+/// # Safety
+///
+/// As `hep_supervisor_stdout`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hep_supervisor_stderr(
+    sup: *mut HepSupervisor,
+    now_ms: u64,
+    data: *const u8,
+    len: usize,
+    error_out: *mut *mut HepError,
+) -> bool {
+    with(sup, error_out, |s| {
+        // SAFETY: `data` points to `len` bytes, as this function's contract says.
+        let data = unsafe { bytes(data, len, "data") }?;
+        s.stderr(ms(now_ms), data);
+        Ok(())
+    })
+}
+
+/// The child's stdout reached its end at `now_ms`.
+///
+/// # Safety
+///
+/// `sup` is NULL or a live handle from `hep_supervisor_new`, not used by another thread
+/// during the call; `error_out` is NULL or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hep_supervisor_stdout_closed(
+    sup: *mut HepSupervisor,
+    now_ms: u64,
+    error_out: *mut *mut HepError,
+) -> bool {
+    with(sup, error_out, |s| {
+        s.stdout_closed(ms(now_ms));
+        Ok(())
+    })
+}
+
+/// The child's stderr reached its end at `now_ms`.
+///
+/// # Safety
+///
+/// As `hep_supervisor_stdout_closed`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hep_supervisor_stderr_closed(
+    sup: *mut HepSupervisor,
+    now_ms: u64,
+    error_out: *mut *mut HepError,
+) -> bool {
+    with(sup, error_out, |s| {
+        s.stderr_closed(ms(now_ms));
+        Ok(())
+    })
+}
+
+/// The child exited at `now_ms`: `how` is a `HepExitKind` (code `value`, signal number
+/// `value`, or unknown).
+///
+/// # Safety
+///
+/// As `hep_supervisor_stdout_closed`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hep_supervisor_exited(
+    sup: *mut HepSupervisor,
+    now_ms: u64,
+    how: i32,
+    value: i32,
+    error_out: *mut *mut HepError,
+) -> bool {
+    with(sup, error_out, |s| {
+        let status = match how {
+            0 => ExitStatus::Code(value),
+            1 => ExitStatus::Signal(value),
+            2 => ExitStatus::Unknown,
+            other => return Err(Failure::argument(format!("how {other} is no HepExitKind"))),
+        };
+        s.exited(ms(now_ms), status);
+        Ok(())
+    })
+}
+
+/// Asks at `now_ms` for the run to be cancelled for `reason` (a `HepCancelReason`);
+/// `interrupt_grace_ms` (NULL: the options') replaces the interrupt grace when this request
+/// starts the cancel. A second cancel takes the ladder's next step at once.
+///
+/// # Safety
+///
+/// As `hep_supervisor_stdout_closed`; `interrupt_grace_ms` is NULL or points to a value.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hep_supervisor_cancel(
+    sup: *mut HepSupervisor,
+    now_ms: u64,
+    reason: i32,
+    interrupt_grace_ms: *const u64,
+    error_out: *mut *mut HepError,
+) -> bool {
+    with(sup, error_out, |s| {
+        let reason = match reason {
+            0 => CancelReason::User,
+            1 => CancelReason::Timeout,
+            2 => CancelReason::Idle,
+            other => return Err(Failure::argument(format!("reason {other} is no HepCancelReason"))),
+        };
+        // SAFETY: a non-NULL `interrupt_grace_ms` points to a value the caller set.
+        let grace = unsafe { interrupt_grace_ms.as_ref() }.map(|v| ms(*v));
+        s.cancel_within(ms(now_ms), reason, grace);
+        Ok(())
+    })
+}
+
+/// Handles every deadline up to `now_ms`.
+///
+/// # Safety
+///
+/// As `hep_supervisor_stdout_closed`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hep_supervisor_tick(
+    sup: *mut HepSupervisor,
+    now_ms: u64,
+    error_out: *mut *mut HepError,
+) -> bool {
+    with(sup, error_out, |s| {
+        s.tick(ms(now_ms));
+        Ok(())
+    })
+}
+
+/// Whether someone takes the events as they come (the default, `attached`): detached,
+/// stdout is never paused (detaching resumes it) and events wait up to the drop threshold.
+///
+/// # Safety
+///
+/// As `hep_supervisor_stdout_closed`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hep_supervisor_set_consumer(
+    sup: *mut HepSupervisor,
+    now_ms: u64,
+    attached: bool,
+    error_out: *mut *mut HepError,
+) -> bool {
+    with(sup, error_out, |s| {
+        s.set_consumer(ms(now_ms), attached);
+        Ok(())
+    })
+}
+
+/// Writes to `*deadline_ms_out` when to call `hep_supervisor_tick` next, or -1 when
+/// nothing waits for a time.
+///
+/// # Safety
+///
+/// As `hep_supervisor_stdout_closed`; `deadline_ms_out` is NULL or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hep_supervisor_deadline(
+    sup: *mut HepSupervisor,
+    deadline_ms_out: *mut i64,
+    error_out: *mut *mut HepError,
+) -> bool {
+    with(sup, error_out, |s| {
+        let place = out(deadline_ms_out, "deadline_ms_out")?;
+        let deadline = s.deadline().map_or(-1, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        // SAFETY: `place` is the caller's out argument, checked not NULL.
+        unsafe { put(place, deadline) };
+        Ok(())
+    })
+}
+
+/// Writes the next stderr line (without its line end) to `*line_out`, or a NULL string
+/// when none waits. Free it with `hep_string_free`.
+///
+/// # Safety
+///
+/// As `hep_supervisor_stdout_closed`; `line_out` is NULL or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hep_supervisor_poll_stderr(
+    sup: *mut HepSupervisor,
+    line_out: *mut HepString,
+    error_out: *mut *mut HepError,
+) -> bool {
+    with(sup, error_out, |s| {
+        let place = out(line_out, "line_out")?;
+        let line = s.poll_stderr().map_or(HepString::NONE, HepString::from);
+        // SAFETY: `place` is the caller's out argument, checked not NULL.
+        unsafe { put(place, line) };
+        Ok(())
+    })
+}
+
+/// Writes the run's result to `*result_out` once the run is over (the child exited and
+/// both pipes closed, or the drain ended): the JSON text of hep-core's `RunResult`, with
+/// its `supervision` (who cancelled, the signals, the stderr tail). Before that, a NULL
+/// string. Free it with `hep_string_free`.
+///
+/// # Safety
+///
+/// As `hep_supervisor_stdout_closed`; `result_out` is NULL or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hep_supervisor_result(
+    sup: *mut HepSupervisor,
+    result_out: *mut HepString,
+    error_out: *mut *mut HepError,
+) -> bool {
+    with(sup, error_out, |s| {
+        let place = out(result_out, "result_out")?;
+        let json = match s.result() {
+            Some(result) => Some(serde_json::to_string(result).map_err(|e| Failure::internal(e.to_string()))?),
+            None => None,
+        };
+        // SAFETY: `place` is the caller's out argument, checked not NULL.
+        unsafe { put(place, json.map_or(HepString::NONE, HepString::from)) };
+        Ok(())
+    })
+}
+
+/// Frees `sup`. NULL is accepted.
+///
+/// # Safety
+///
+/// `sup` is NULL or a handle from `hep_supervisor_new`, not yet freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hep_supervisor_free(sup: *mut HepSupervisor) {
+    guard_void(|| {
+        if !sup.is_null() {
+            // SAFETY: a non-NULL `sup` was made by `Box::into_raw` in `hep_supervisor_new`
+            // and is freed once, as this function's contract says.
+            drop(unsafe { Box::from_raw(sup) });
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::errors::HepErrorKind;
+    use std::ptr::{null, null_mut};
+
+    #[test]
+    fn the_defaults_are_the_cores_both_ways() {
+        let options = hep_supervise_options_default();
+        assert_eq!(SuperviseOptions::from(options), SuperviseOptions::default());
+        assert_eq!((options.interrupt_grace_ms, options.terminate_grace_ms), (12_000, 2_000));
+        assert!(!options.has_timeout && !options.has_idle_timeout);
+    }
+
+    #[test]
+    fn a_run_ends_with_its_result_and_bad_codes_are_errors() {
+        let mut sup = null_mut();
+        let mut error = null_mut();
+        let mut result = HepString::NONE;
+        let mut deadline = 0;
+        // SAFETY: valid arguments and a live supervisor throughout; errors boxed by the
+        // library and freed once.
+        unsafe {
+            assert!(hep_supervisor_new(null(), 0, &mut sup, null_mut()));
+            assert!(hep_supervisor_deadline(sup, &mut deadline, null_mut()));
+            assert_eq!(deadline, -1);
+            assert!(!hep_supervisor_exited(sup, 5, 9, 0, &mut error));
+            assert_eq!(Box::from_raw(error).kind, HepErrorKind::InvalidArgument);
+            assert!(!hep_supervisor_cancel(sup, 5, 3, null(), &mut error));
+            assert_eq!(Box::from_raw(error).kind, HepErrorKind::InvalidArgument);
+            assert!(hep_supervisor_result(sup, &mut result, null_mut()));
+            assert!(result.ptr.is_null());
+            assert!(hep_supervisor_exited(sup, 5, HepExitKind::Code as i32, 0, null_mut()));
+            assert!(hep_supervisor_stdout_closed(sup, 6, null_mut()));
+            assert!(hep_supervisor_stderr_closed(sup, 6, null_mut()));
+            assert!(hep_supervisor_result(sup, &mut result, null_mut()));
+            assert!(result.as_str().is_some_and(|json| json.starts_with("{\"verdict\":\"incomplete\"")));
+            assert!(!hep_supervisor_tick(null_mut(), 1, &mut error));
+            assert_eq!(Box::from_raw(error).message.as_str(), Some("supervisor is NULL"));
+            hep_supervisor_free(sup);
+            hep_supervisor_free(null_mut());
+        }
+    }
+}
