@@ -12,7 +12,7 @@ demo: toolchain
 	$(CARGO) run --quiet -p hep-cli -- watch
 
 ## Run every test suite of every language that exists.
-test: test-rust test-python test-node test-swift bounds-smoke memcheck-smoke release-check
+test: test-rust test-python test-node test-swift test-c bounds-smoke memcheck-smoke release-check
 
 ## Rust: lints, formatting, docs, unit + integration + conformance + property + doc tests.
 test-rust: toolchain lint
@@ -23,7 +23,7 @@ lint: toolchain
 	$(CARGO) fmt --all --check
 	$(CARGO) fmt --manifest-path fuzz/Cargo.toml --check
 	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
-	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet -p hep-core -p hep-process --no-deps
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet -p hep-core -p hep-process -p hep-c --no-deps
 	scripts/release/set-version --check
 
 ## Benchmarks (not part of `make test`): each language against what its users would otherwise pick.
@@ -88,6 +88,13 @@ test-swift: toolchain
 ## Swift: bench/swift/run.sh (release builds; the corpus dumped by hep-bench).
 bench-swift: toolchain
 	CARGO=$(CARGO) bench/swift/run.sh
+
+.PHONY: test-c
+## C ABI (docs/c.md): scripts/c-test.sh checks hep.h is fresh (cbindgen), builds libhep.a,
+## compiles the C tests and docs/c.md's example with the system compiler, and runs them
+## under valgrind (any error or leak fails).
+test-c: toolchain
+	CARGO=$(CARGO) scripts/c-test.sh
 
 ## Resource bounds (docs/reliability.md): scripts/bounds/bounds.py builds a reader in each
 ## language (release), pipes generated HEP streams into it (nothing is saved) and checks the
@@ -221,6 +228,7 @@ schema: toolchain
 .PHONY: codegen
 codegen: schema
 	$(CARGO) run --quiet -p hep-codegen -- write
+	$(CARGO) run --quiet -p hep-c --features header --bin hep-c-header -- write
 
 toolchain:
 	@command -v $(CARGO) >/dev/null 2>&1 || { echo "make: cargo not found; install Rust stable (https://rustup.rs) and retry" >&2; exit 1; }
