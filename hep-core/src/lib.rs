@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 pub mod args;
+#[cfg(feature = "batch")]
 pub mod batch;
 pub mod boundary;
 pub mod bounds;
