@@ -1,11 +1,13 @@
 //! Writes what the bindings restate of hep-core's frame model, from the Rust types: the
 //! Python stubs' frame classes, the TypeScript frame union and Node's wire table, the Swift
-//! frame declarations and batch reader, the uniffi mirrors, and hep-core's batch encoder.
+//! frame declarations and batch reader, the uniffi mirrors, the Go frame structs and batch
+//! reader, and hep-core's batch encoder.
 //!
 //! `make codegen` (`cargo run -p hep-codegen -- write`) writes every file; `cargo test -p
 //! hep-codegen` fails when one on disk differs from what would be written.
 
 mod batch;
+mod go;
 pub mod model;
 mod node;
 mod python;
@@ -32,6 +34,7 @@ pub fn generate() -> Result<Vec<Generated>, Problem> {
     files.extend(node::files(&model));
     files.extend(swift::files(&model));
     files.extend(batch::files(&model));
+    files.extend(go::files(&model));
     Ok(files)
 }
 

@@ -1,0 +1,3 @@
+module github.com/hep-protocol/hep/bindings-go
+
+go 1.23
