@@ -2,7 +2,8 @@ package hep
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/../bindings-c/include
-#cgo LDFLAGS: ${SRCDIR}/../target/release/libhep.a -lutil -lrt -lpthread -lm -ldl
+#cgo LDFLAGS: ${SRCDIR}/../target/release/libhep.a -lpthread -lm -ldl
+#cgo linux LDFLAGS: -lutil -lrt
 #include "hep.h"
 */
 import "C"

@@ -68,6 +68,14 @@ func (r *Reader) Result(exitCode int) (*Result, error) {
 	return r.stream.Finish(exitCode)
 }
 
+// ResultUnknownExit is Result when the harness's exit code is not known (a pipe hides it).
+func (r *Reader) ResultUnknownExit() (*Result, error) {
+	if r.stream == nil {
+		return nil, r.err
+	}
+	return r.stream.FinishUnknownExit()
+}
+
 // Close frees the reader's stream (not its source).
 func (r *Reader) Close() error {
 	if r.stream == nil {
