@@ -313,3 +313,7 @@ func sentinel(kind hep.Kind) error {
 	}
 	return fmt.Errorf("no sentinel for kind %q", kind)
 }
+
+func TestConformanceSupervise(t *testing.T) {
+	runCases(t, "supervise", runSupervise)
+}

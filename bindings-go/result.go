@@ -27,7 +27,7 @@ type Result struct {
 	// The error that stopped the stream, if one did.
 	Halted *Error `json:"halted"`
 	// What the frames said.
-	Run Run `json:"run"`
+	Run RunState `json:"run"`
 	// The violations kept (live ones, then end-of-stream ones).
 	Violations []Violation `json:"violations"`
 	// Every violation, kept or not.
@@ -40,10 +40,38 @@ type Result struct {
 	UntrackedCalls uint64 `json:"untracked_calls"`
 	// The lines read.
 	Lines uint64 `json:"lines"`
+	// How a supervised run went (nil for a Stream's result).
+	Supervision *Supervision `json:"supervision"`
 }
 
-// Run is what a supervisor mirrors of a run (hep-core's run::Run).
-type Run struct {
+// Supervision is how a supervised run went, besides what its stream says.
+type Supervision struct {
+	// The timeout ran out and cancelled the run.
+	TimedOut bool `json:"timed_out"`
+	// Who cancelled the run (`user`, `timeout`, `idle`), nil when nobody did.
+	CancelledBy *string `json:"cancelled_by"`
+	// The cancel's signals, in order.
+	Signals []SentSignal `json:"signals"`
+	// The end of the child's stderr (at most SuperviseOptions.StderrTailBytes).
+	StderrTail string `json:"stderr_tail"`
+	// Bytes of stderr before the tail, not kept.
+	StderrDropped uint64 `json:"stderr_dropped"`
+	// Events and stderr lines not handed over because the consumer fell far behind.
+	NoticesDropped uint64 `json:"notices_dropped"`
+	// Milliseconds from the start to the end of the run.
+	DurationMS uint64 `json:"duration_ms"`
+}
+
+// SentSignal is a signal of a cancel.
+type SentSignal struct {
+	// Milliseconds after the supervisor started.
+	AtMS uint64 `json:"at_ms"`
+	// The signal's name (`SIGINT`, `SIGTERM`, `SIGKILL`).
+	Signal string `json:"signal"`
+}
+
+// RunState is what a supervisor mirrors of a run (hep-core's run::Run).
+type RunState struct {
 	// The header, once read.
 	Header *HepHeader `json:"header"`
 	// The retained turns, oldest first.

@@ -6,7 +6,8 @@
 #      examples/go
 #   3. go test -race on bindings-go: every conformance vector, the examples (by their
 #      output), docs/go.md's snippets
-#   4. examples/go run on `hep simulate`'s stream, its summary checked
+#   4. examples/go supervising `hep simulate` (an ok run and a failed one), its summary and
+#      exit status checked
 # and prints `go: ok` last.
 #
 # Go's build cache does not see a changed C library, so the library's hash goes into
@@ -49,11 +50,11 @@ fi
 say "bindings-go: go test -race"
 (cd bindings-go && "${nice_run[@]}" "$GO" test -race -count=1 ./...)
 
-say "examples/go on hep simulate"
+say "examples/go supervising hep simulate"
+hep="$repo/target/debug/hep"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-target/debug/hep simulate --speed 0 --scenario tools |
-	(cd examples/go && "${nice_run[@]}" "$GO" run .) >"$out"
+(cd examples/go && "${nice_run[@]}" "$GO" run . "$hep" simulate --speed 0 --scenario tools) >"$out"
 for want in "session sim-0001 (harness" "3 turns, 7436+837 tokens" "verdict: ok"; do
 	if ! grep -qF "$want" "$out"; then
 		echo "go-test: the example's output lacks \`$want\`:" >&2
@@ -61,7 +62,7 @@ for want in "session sim-0001 (harness" "3 turns, 7436+837 tokens" "verdict: ok"
 		exit 1
 	fi
 done
-if target/debug/hep simulate --speed 0 --scenario error | (cd examples/go && "$GO" run .) >"$out" 2>&1; then
+if (cd examples/go && "$GO" run . "$hep" simulate --speed 0 --scenario error) >"$out" 2>&1; then
 	echo "go-test: the example exits 0 on a failed run:" >&2
 	cat "$out" >&2
 	exit 1

@@ -1,22 +1,30 @@
-// Command mirror reads a HEP v1 stream from its standard input (a harness's stdout, piped),
-// mirrors its progress line by line and prints the run's summary and verdict:
+// Command supervise runs a HEP v1 harness under hep's supervision, mirrors its progress
+// line by line and prints the run's summary and verdict:
 //
-//	hep simulate --speed 0 | go run ./examples/go
+//	go run ./examples/go target/debug/hep simulate --speed 0
 //
-// Its exit status is 0 for an ok run, 1 otherwise.
+// Ctrl-C cancels the run with the core's ladder (SIGINT to the harness's process group,
+// then SIGTERM and SIGKILL after the graces). Its exit status is 0 for an ok run, 1
+// otherwise, 2 when the harness cannot be run.
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/signal"
 
 	hep "github.com/hep-protocol/hep/bindings-go"
 )
 
 func main() {
-	verdict, err := mirror()
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: supervise COMMAND [ARG...]")
+		os.Exit(2)
+	}
+	verdict, err := supervise(os.Args[1], os.Args[2:])
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "mirror:", err)
+		fmt.Fprintln(os.Stderr, "supervise:", err)
 		os.Exit(2)
 	}
 	if verdict != hep.VerdictOK {
@@ -24,11 +32,17 @@ func main() {
 	}
 }
 
-func mirror() (hep.Verdict, error) {
-	// START mirror
-	r := hep.NewReader(os.Stdin)
-	defer r.Close()
-	for f, err := range r.Frames() {
+func supervise(name string, args []string) (hep.Verdict, error) {
+	// START supervise
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cmd := hep.Command(name, args...)
+	cmd.OnStderr = func(line string) { fmt.Fprintln(os.Stderr, "  stderr:", line) }
+	run, err := cmd.Start(ctx) // cancelling ctx runs the cancel ladder
+	if err != nil {
+		return "", err
+	}
+	for f, err := range run.Frames() {
 		if err != nil {
 			return "", err
 		}
@@ -45,7 +59,7 @@ func mirror() (hep.Verdict, error) {
 			fmt.Printf("  (a newer frame type: %s)\n", f.FrameType)
 		}
 	}
-	result, err := r.ResultUnknownExit() // a pipe hides the harness's exit code
+	result, err := run.Wait()
 	if err != nil {
 		return "", err
 	}
@@ -58,6 +72,6 @@ func mirror() (hep.Verdict, error) {
 	for _, reason := range result.Reasons {
 		fmt.Printf("  %s\n", reason)
 	}
-	// END mirror
+	// END supervise
 	return result.Verdict, nil
 }
