@@ -4,6 +4,7 @@ package hep_test
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -90,5 +91,17 @@ func TestAMissingProgramFailsToStart(t *testing.T) {
 	}
 	if _, err := hep.Command("no-such-harness-on-path").Start(context.Background()); err == nil {
 		t.Fatal("started")
+	}
+}
+
+func TestARefusedVersionHaltsASupervisedRun(t *testing.T) {
+	cmd := shell(`echo '{"type":"hep_header","hep":"v2","fah":"1","session":"s"}'; echo '{"type":"agent_start","turn_id":1}'`)
+	run, err := cmd.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	result, err := run.Wait()
+	if err != nil || result.Halted == nil || !errors.Is(result.Halted, hep.ErrUnsupportedVersion) || result.Verdict != hep.VerdictProtocolError {
+		t.Fatalf("%+v %v", result, err)
 	}
 }
