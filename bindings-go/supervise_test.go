@@ -5,25 +5,10 @@ package hep_test
 import (
 	"context"
 	"errors"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	hep "github.com/hep-protocol/hep/bindings-go"
 )
-
-// simulator is the hep command's simulator (target/debug/hep, built by scripts/go-test.sh).
-func simulator(t *testing.T) string {
-	t.Helper()
-	path, err := filepath.Abs("../target/debug/hep")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := exec.LookPath(path); err != nil {
-		t.Fatalf("%s: %v (cargo build -p hep-cli)", path, err)
-	}
-	return path
-}
 
 func TestARunMirrorsTheSimulatorAndIsJudged(t *testing.T) {
 	run, err := hep.Start(context.Background(), simulator(t), "simulate", "--speed", "0", "--scenario", "tools")
