@@ -12,7 +12,7 @@ demo: toolchain
 	$(CARGO) run --quiet -p hep-cli -- watch
 
 ## Run every test suite of every language that exists.
-test: test-rust test-python test-node test-swift test-c bounds-smoke memcheck-smoke release-check
+test: test-rust test-python test-node test-swift test-c test-go bounds-smoke memcheck-smoke release-check
 
 ## Rust: lints, formatting, docs, unit + integration + conformance + property + doc tests.
 test-rust: toolchain lint
@@ -95,6 +95,14 @@ bench-swift: toolchain
 ## under valgrind (any error or leak fails).
 test-c: toolchain
 	CARGO=$(CARGO) scripts/c-test.sh
+
+.PHONY: test-go
+## Go (docs/go.md): scripts/go-test.sh builds libhep.a and hep, then go vet, staticcheck
+## (pinned, installed under target/go-tools), gofmt, go test -race (every conformance vector,
+## supervision vectors included, and faults with real children) and examples/go against
+## `hep simulate`.
+test-go: toolchain
+	CARGO=$(CARGO) scripts/go-test.sh
 
 ## Resource bounds (docs/reliability.md): scripts/bounds/bounds.py builds a reader in each
 ## language (release), pipes generated HEP streams into it (nothing is saved) and checks the
