@@ -254,6 +254,15 @@ typedef struct HepBatch {
   size_t frames;
 } HepBatch;
 
+// UTF-8 text lent by the caller for the length of a call: `ptr` to `len` bytes (no NUL
+// needed). `ptr` may be NULL only when `len` is 0 (the empty text).
+typedef struct HepText {
+  // The first byte.
+  const char *ptr;
+  // The number of bytes.
+  size_t len;
+} HepText;
+
 // An error handed to the caller: what, where (`line` and `column` are 1-based, 0 when
 // unknown) and an excerpt of the offending input (empty when none). Freed by
 // [`hep_error_free`], which frees its strings too.
@@ -385,15 +394,6 @@ typedef struct HepSuperviseOptions {
   uint64_t pause_at_bytes;
 } HepSuperviseOptions;
 
-// UTF-8 text lent by the caller for the length of a call: `ptr` to `len` bytes (no NUL
-// needed). `ptr` may be NULL only when `len` is 0 (the empty text).
-typedef struct HepText {
-  // The first byte.
-  const char *ptr;
-  // The number of bytes.
-  size_t len;
-} HepText;
-
 // A tool call's result, for `hep_writer_turn_done`.
 typedef struct HepToolResult {
   // The call's id.
@@ -439,6 +439,20 @@ void hep_string_free(struct HepString string);
 //
 // `batch` is empty (NULL `data`) or a batch from this library, not yet freed.
 void hep_batch_free(struct HepBatch batch);
+
+// Writes to `*line_out` the canonical line (without `\n`; free it with `hep_string_free`)
+// of the known frame whose JSON text is `json` (an object with its `type`, fields in any
+// order, unknown fields dropped). Errors are the decoder's kinds, without line, column or
+// excerpt; an integer above 2^53 - 1 is `unencodable`; a `type` v1 does not know is
+// `wrong_type` (an unknown frame's line is its own encoding).
+//
+// # Safety
+//
+// `json` points to `len` readable bytes (or is NULL with 0); `line_out` and `error_out` are
+// NULL or valid for one write.
+bool hep_encode_json(struct HepText json,
+                     struct HepString *line_out,
+                     struct HepError **error_out);
 
 // Frees `error` and its strings. NULL is accepted (nothing to free). `error` must come
 // from this library and not be used afterwards.

@@ -6,12 +6,14 @@
 //! (owned, freed by `hep_string_free`); the frames of one fed chunk as one [`HepBatch`]
 //! (hep-core's [`hep_core::batch`] layout, freed by `hep_batch_free`); errors as a
 //! [`HepError`] (kind, message, line, column, excerpt; freed by `hep_error_free`); the
-//! supervision policy as [`HepSupervisor`], the caller's driver doing the I/O. Every
+//! supervision policy as [`HepSupervisor`], the caller's driver doing the I/O; one frame's
+//! exact line from its JSON text by `hep_encode_json`. Every
 //! entry point runs in [`boundary`]: a panic becomes an `internal` error, none unwinds into
 //! the caller. See `docs/c.md`.
 
 pub mod boundary;
 pub mod buffers;
+pub mod encode;
 pub mod errors;
 pub mod events;
 pub mod options;

@@ -316,12 +316,35 @@ static void test_bad_arguments(void) {
     hep_batch_free(empty);
 }
 
+/* A frame's JSON text gives its canonical line (fields in the wire order, unknown fields
+ * dropped); a refused value gives its kind without line or column. */
+static void test_encode_json(void) {
+    HepString line = {NULL, 0};
+    HepError *error = NULL;
+    CHECK(hep_encode_json(text("{\"update\":\"a\\nb\",\"extra\":[1],\"id\":\"c1\",\"type\":\"tool_delta\",\"turn_id\":7}"),
+                          &line, &error));
+    CHECK(error == NULL);
+    CHECK(same(line, "{\"type\":\"tool_delta\",\"turn_id\":7,\"id\":\"c1\",\"update\":\"a\\nb\"}"));
+    CHECK(line.ptr[line.len] == '\0');
+    hep_string_free(line);
+
+    CHECK(!hep_encode_json(text("{\"type\":\"agent_start\",\"turn_id\":9007199254740992}"), &line, &error));
+    expect_error(error, HEP_ERROR_KIND_UNENCODABLE, 0, 0, "9007199254740992 is above the largest integer field value 9007199254740991");
+    error = NULL;
+    CHECK(!hep_encode_json(text("{\"type\":\"agent_start\"}"), &line, &error));
+    expect_error(error, HEP_ERROR_KIND_MISSING_FIELD, 0, 0, NULL);
+    error = NULL;
+    CHECK(!hep_encode_json(text("{\"type\":\"agent_start\",\"turn_id\":1}"), NULL, &error));
+    expect_error(error, HEP_ERROR_KIND_INVALID_ARGUMENT, 0, 0, "line_out is NULL");
+}
+
 int main(void) {
     test_stream_in_chunks();
     test_verdict_and_skipped_lines();
     test_halt_error();
     test_writer_bytes();
     test_bad_arguments();
+    test_encode_json();
     if (failures) {
         fprintf(stderr, "test_abi: %d checks failed\n", failures);
         return 1;
