@@ -78,22 +78,49 @@ func lineMatches(want object, got decoded) error {
 		return fmt.Errorf("rejected: %v", got.err)
 	}
 	if frame, ok := want["frame"]; ok {
-		return sameJSON("the frame", frame, canonical(got.frame))
+		if err := sameJSON("the frame", frame, canonical(got.frame)); err != nil {
+			return err
+		}
 	}
-	return nil // only `encoded`: the C ABI has no encoder to compare with
+	if encoded, ok := want["encoded"].(string); ok {
+		return encodesTo(got.frame, encoded)
+	}
+	return nil
+}
+
+// accepted is an accepting outcome's `frame` and `encoded`, those it has.
+func accepted(c object) object {
+	want := object{}
+	for _, key := range []string{"frame", "encoded"} {
+		if v, ok := c[key]; ok {
+			want[key] = v
+		}
+	}
+	return want
 }
 
 func TestConformanceEncode(t *testing.T) {
+	before := encodedCompared.Load()
 	runCases(t, "encode", func(c object) error {
-		got, err := decodeLine([]byte(c["line"].(string)))
+		line, _ := c["line"].(string)
+		frame, err := frameOf(c["frame"])
+		if err != nil {
+			return err
+		}
+		if err := encodesTo(frame, line); err != nil {
+			return err
+		}
+		got, err := decodeLine([]byte(line))
 		if err != nil {
 			return err
 		}
 		return lineMatches(object{"frame": c["frame"]}, got)
 	})
+	mustHaveCompared(t, before, "encode")
 }
 
 func TestConformanceDecode(t *testing.T) {
+	before := encodedCompared.Load()
 	runCases(t, "decode", func(c object) error {
 		line, err := bytesOf(c, "line")
 		if err != nil {
@@ -103,8 +130,9 @@ func TestConformanceDecode(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return lineMatches(object{"frame": c["frame"]}, got)
+		return lineMatches(accepted(c), got)
 	})
+	mustHaveCompared(t, before, "decode")
 }
 
 func TestConformanceReject(t *testing.T) {
@@ -136,6 +164,7 @@ func TestConformanceStream(t *testing.T) {
 }
 
 func TestConformanceHostile(t *testing.T) {
+	before := encodedCompared.Load()
 	runCases(t, "hostile", func(c object) error {
 		outcome, _ := c["outcome"].(string)
 		switch c["form"] {
@@ -150,13 +179,13 @@ func TestConformanceHostile(t *testing.T) {
 			}
 			switch outcome {
 			case "accept":
-				return lineMatches(object{"frame": c["frame"]}, got)
+				return lineMatches(accepted(c), got)
 			case "reject":
 				return lineMatches(object{"error": c["error"]}, got)
 			}
 			return chosen(c, func(alt object) error {
 				if alt["outcome"] == "accept" {
-					return lineMatches(object{"frame": alt["frame"]}, got)
+					return lineMatches(accepted(alt), got)
 				}
 				return lineMatches(object{"error": alt["error"]}, got)
 			})
@@ -178,6 +207,7 @@ func TestConformanceHostile(t *testing.T) {
 		}
 		return fmt.Errorf("unknown form %v", c["form"])
 	})
+	mustHaveCompared(t, before, "hostile")
 }
 
 // chosen checks that the outcome is `allowed[chosen]`, the one hep-core takes.

@@ -32,6 +32,20 @@ func ExampleWriter() {
 	// {"type":"turn_done","turn_id":1,"message":"Hello","tool_results":[],"usage":{"input":12,"output":3,"cost":0.001},"stop_reason":"stop"}
 }
 
+// One frame to its exact line: the core's encoder, the fields in wire order.
+func ExampleEncode() {
+	// START encode
+	line, err := hep.Encode(&hep.ToolDelta{TurnID: 2, ID: "c1", Update: "line 1\nline 2"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(line)
+	// END encode
+
+	// Output:
+	// {"type":"tool_delta","turn_id":2,"id":"c1","update":"line 1\nline 2"}
+}
+
 const run = `{"type":"hep_header","hep":"v1","fah":"1.0.0","session":"s-1"}
 {"type":"agent_start","turn_id":1}
 {"type":"tool_start","turn_id":1,"id":"c1","name":"read","args_summary":"path=\"a.txt\""}
