@@ -25,6 +25,8 @@ import (
 type benchCase struct {
 	name string
 	run  func(c *corpus, sink *uint64) (int, error)
+	// hep marks hep's own rows; the ratios set the first one against each other row.
+	hep bool
 }
 
 func main() {
@@ -114,9 +116,9 @@ func check(c *corpus, cases []benchCase) error {
 
 // measure times reps rounds, round-robin over the cases, with a GC (untimed) before each run.
 func measure(c *corpus, cases []benchCase, reps int) (table, error) {
-	t := table{corpus: c, names: make([]string, len(cases)), times: make([][]time.Duration, len(cases))}
+	t := table{corpus: c, names: make([]string, len(cases)), hep: make([]bool, len(cases)), times: make([][]time.Duration, len(cases))}
 	for i, bc := range cases {
-		t.names[i] = bc.name
+		t.names[i], t.hep[i] = bc.name, bc.hep
 	}
 	for r := 0; r < reps; r++ {
 		for i, bc := range cases {

@@ -11,6 +11,7 @@ import (
 type table struct {
 	corpus *corpus
 	names  []string
+	hep    []bool
 	times  [][]time.Duration
 }
 
@@ -36,22 +37,26 @@ func (t table) print() {
 	}
 }
 
-// printRatios prints, per alternative, hep's speed over its speed on every corpus.
+// printRatios prints, per alternative (a row not hep's), the first row's speed over its
+// speed on every corpus.
 func printRatios(tables []table) {
-	if len(tables) == 0 || len(tables[0].names) < 2 {
+	if len(tables) == 0 || !slices.Contains(tables[0].hep, false) {
 		return
 	}
-	header := []string{"hep speed / alternative speed"}
+	header := []string{"ratio (hep speed / alternative speed)"}
 	for _, t := range tables {
 		header = append(header, t.corpus.name)
 	}
 	fmt.Println()
 	fmt.Println("| " + strings.Join(header, " | ") + " |")
 	fmt.Println("|" + strings.Repeat("---|", len(header)))
-	for i, name := range tables[0].names[1:] {
-		row := []string{"hep / " + name}
+	for i, name := range tables[0].names {
+		if tables[0].hep[i] {
+			continue
+		}
+		row := []string{"hep (a.) / " + name}
 		for _, t := range tables {
-			row = append(row, fmt.Sprintf("%.2fx", float64(t.median(i+1))/float64(t.median(0))))
+			row = append(row, fmt.Sprintf("%.2fx", float64(t.median(i))/float64(t.median(0))))
 		}
 		fmt.Println("| " + strings.Join(row, " | ") + " |")
 	}
