@@ -5,8 +5,8 @@
 //
 //	hep-bench-go --corpus-dir DIR [--reps N] [--corpus NAME] [--only SUBSTR] [--cpuprofile FILE]
 //
-// Every contender reads every field of every frame into a sink. Before timing, every
-// case must read the corpus's frame count and the same sink total as hep; every timed run
+// Every contender reads every field of every frame into a sink. Before timing, the
+// baselines' check must refuse a few broken streams, and every case must read the corpus's frame count and the same sink total as hep; every timed run
 // must read the frame count again: the bench never reports the speed of a failure.
 package main
 
@@ -54,6 +54,9 @@ func run(dir string, reps int, only, filter, profile string) error {
 	}
 	if len(cases) == 0 {
 		return fmt.Errorf("no case matches --only %q", filter)
+	}
+	if err := checkRefuses(); err != nil {
+		return err
 	}
 	names := []string{"delta-heavy", "tool-heavy"}
 	if only != "" {
