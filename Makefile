@@ -27,7 +27,7 @@ lint: toolchain
 	scripts/release/set-version --check
 
 ## Benchmarks (not part of `make test`): each language against what its users would otherwise pick.
-bench: bench-rust bench-python bench-node bench-swift
+bench: bench-rust bench-python bench-node bench-swift bench-go
 
 bench-rust: toolchain
 	$(CARGO) run --release --quiet -p hep-bench
@@ -103,6 +103,12 @@ test-c: toolchain
 ## `hep simulate`.
 test-go: toolchain
 	CARGO=$(CARGO) scripts/go-test.sh
+
+## Go: bench/go/run.sh (libhep.a and hep-bench in release, the corpus dumped by hep-bench,
+## go vet, then the stream path against bufio.Scanner + encoding/json, goccy/go-json and sonic).
+.PHONY: bench-go
+bench-go: toolchain
+	CARGO=$(CARGO) bench/go/run.sh
 
 ## Resource bounds (docs/reliability.md): scripts/bounds/bounds.py builds a reader in each
 ## language (release), pipes generated HEP streams into it (nothing is saved) and checks the

@@ -99,7 +99,7 @@ describe('encode', () => {
       [done({ input: 1, output: 1, cost: -Infinity }), 'HEP_UNENCODABLE', '-Infinity is not a finite number'],
       [done({ input: 1, output: 1 }), 'HEP_MISSING_FIELD', '`usage` is missing required field `cost`'],
       [{ type: 'tool_liveness', turn_id: 1, id: 'c', name: 'n', action: 'heartbeat', elapsed_ms: 1, detail: 5 }, 'HEP_WRONG_TYPE', 'field `detail` of `tool_liveness` must be a string, found an integer'],
-      [{ type: 'bogus' }, 'HEP_WRONG_TYPE', "`bogus` is no frame type of v1; a frame of another type is {type: 'unknown', frame_type, turn_id, raw}"],
+      [{ type: 'bogus' }, 'HEP_WRONG_TYPE', "`bogus` is no frame type of v1; a frame of a type v1 does not know is written as the line it was read from"],
       [{}, 'HEP_MISSING_FIELD', '`frame` is missing required field `type`'],
     ];
     for (const [frame, code, message] of cases) {
