@@ -11,7 +11,7 @@ use crate::frame::{Frame, MAX_INT};
 ///
 /// Errors are the decoder's kinds, without line, column or excerpt (they would point into a
 /// text the caller never saw); a positive integer above [`MAX_INT`], `out_of_range` on a
-/// line, is a value the protocol cannot carry: `unencodable`, as [`encode`](crate::encode)
+/// line, is a value the protocol cannot carry: `unencodable`, as [`encode`](fn@crate::encode)
 /// says of it. A `type` v1 does not know is `wrong_type`: an unknown frame's line is its
 /// own encoding, and a binding writes it back as it was read.
 pub fn encode_json(json: &str) -> Result<String> {
