@@ -99,7 +99,7 @@ def test_wheel_installs_offline_into_a_fresh_venv_and_works(tmp_path: Path) -> N
     assert "abi3" in wheel.name
 
     names = set(zipfile.ZipFile(wheel).namelist())
-    for module in ("__init__.py", "_stream.py", "_process.py", "_result.py", "py.typed"):
+    for module in ("__init__.py", "_stream.py", "_driver.py", "_spawn.py", "_aspawn.py", "_orphans.py", "_result.py", "py.typed"):
         assert f"hep/{module}" in names, f"the wheel lacks hep/{module}: {sorted(names)}"
     assert any(n.startswith("hep/_hep") and n.endswith(".so") for n in names), sorted(names)
     for license in ("LICENSE-MIT", "LICENSE-APACHE"):

@@ -49,7 +49,8 @@ from ._hep import (
 from ._bounds import args_full, args_summary, cap, utf16_len
 from ._frames import *  # noqa: F403 - the frame model's classes, generated (`_frames.__all__`)
 from ._frames import Frame
-from ._process import AsyncRun, Run, aspawn, spawn
+from ._aspawn import AsyncRun, aspawn
+from ._spawn import Run, spawn
 from ._result import (
     CancelReason,
     Liveness,
