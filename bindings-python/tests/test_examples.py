@@ -20,7 +20,7 @@ import hep
 REPO = Path(__file__).resolve().parents[2]
 SUPERVISE = REPO / "examples" / "python" / "supervise.py"
 EMIT = REPO / "examples" / "python" / "emit.py"
-TYPING_USAGE = REPO / "bindings-python" / "tests" / "typing" / "typing_usage.py"
+TYPING = REPO / "bindings-python" / "tests" / "typing"
 HOSTILE = REPO / "examples" / "hostile"
 
 spec = importlib.util.spec_from_file_location("hostile_check", HOSTILE / "check.py")
@@ -79,9 +79,10 @@ def test_the_example_emitter_is_cancelled_wherever_the_signal_lands(after: str) 
         assert types.index("cancelled") == len(types) - 1 and "agent_start" in types
 
 
-def test_the_typing_test_runs_as_a_script() -> None:
-    """typing_usage.py, which holds the snippets of docs/python.md, runs against the built
-    package (mypy checks it in `make test`; this runs it)."""
-    done = subprocess.run([sys.executable, str(TYPING_USAGE)], capture_output=True, timeout=120, check=False)
+@pytest.mark.parametrize("name", ["typing_reading", "typing_supervising"])
+def test_the_typing_tests_run_as_scripts(name: str) -> None:
+    """The typing tests, which hold the snippets of docs/python.md, run against the built
+    package (mypy checks them in `make test`; this runs them)."""
+    done = subprocess.run([sys.executable, str(TYPING / f"{name}.py")], capture_output=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr.decode(errors="replace")
-    assert done.stdout.decode().endswith("typing_usage: all good\n")
+    assert done.stdout.decode().endswith(f"{name}: all good\n")
