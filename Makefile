@@ -27,7 +27,7 @@ lint: toolchain
 	scripts/release/set-version --check
 
 ## Benchmarks (not part of `make test`): each language against what its users would otherwise pick.
-bench: bench-rust bench-python bench-node bench-swift bench-go
+bench: bench-rust bench-python bench-node bench-swift bench-go bench-live
 
 bench-rust: toolchain
 	$(CARGO) run --release --quiet -p hep-bench
@@ -109,6 +109,13 @@ test-go: toolchain
 .PHONY: bench-go
 bench-go: toolchain
 	CARGO=$(CARGO) bench/go/run.sh
+
+## Live latency and many runs: bench/live/run.sh builds what it needs (release), then each
+## language's supervisor times every frame from the child's write to its loop, and drives
+## 200 `hep simulate` runs at once. LIVE_ARGS="--only rust,go" picks languages (bench/live/run.sh says more).
+.PHONY: bench-live
+bench-live: toolchain
+	CARGO=$(CARGO) bench/live/run.sh $(LIVE_ARGS)
 
 ## Resource bounds (docs/reliability.md): scripts/bounds/bounds.py builds a reader in each
 ## language (release), pipes generated HEP streams into it (nothing is saved) and checks the
