@@ -99,10 +99,7 @@ func (c *Cmd) Start(ctx context.Context) (*Run, error) {
 		stdout: newPipeReader(outR), stderr: newPipeReader(errR),
 		exited: make(chan *os.ProcessState, 1),
 	}
-	go func() {
-		_ = cmd.Wait() // the state says how it ended
-		d.exited <- cmd.ProcessState
-	}()
+	go waitExit(cmd, d.exited)
 	go d.stdout.read(r.done)
 	go d.stderr.read(r.done)
 	go d.loop(ctx)
