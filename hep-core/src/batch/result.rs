@@ -320,6 +320,26 @@ mod tests {
     }
 
     #[test]
+    fn tool_calls_are_written_with_their_liveness() {
+        let run = "{\"type\":\"hep_header\",\"hep\":\"v1\",\"fah\":\"1\",\"session\":\"s\"}\n\
+            {\"type\":\"agent_start\",\"turn_id\":1}\n\
+            {\"type\":\"tool_start\",\"turn_id\":1,\"id\":\"c\",\"name\":\"n\",\"args_summary\":\"a\"}\n\
+            {\"type\":\"tool_delta\",\"turn_id\":1,\"id\":\"c\",\"update\":\"o\"}\n\
+            {\"type\":\"tool_liveness\",\"turn_id\":1,\"id\":\"c\",\"name\":\"n\",\"action\":\"escalate\",\
+            \"elapsed_ms\":5,\"output_bytes\":3,\"detail\":\"d\"}\n\
+            {\"type\":\"turn_done\",\"turn_id\":1,\"message\":\"\",\"tool_results\":\
+            [{\"id\":\"c\",\"name\":\"n\",\"ok\":true,\"text\":\"r\"}],\
+            \"usage\":{\"input\":0,\"output\":0,\"cost\":0.0},\"stop_reason\":\"s\"}\n";
+        let mut stream = Stream::new(Default::default());
+        stream.feed(run.as_bytes());
+        let bytes = encode_result(&stream.finish(Some(0)));
+        let liveness = |w: Want| w.s("escalate").u64(5).u8(1).u64(3).u8(1).s("d");
+        let mut call = Want::default().u32(1).s("c").s("n").s("a").s("ok").s("o").u64(0).u8(1).s("r").u8(1);
+        call = liveness(liveness(call).u32(1)).u64(0).u64(0); // one follow-up; tools_dropped
+        assert!(bytes.windows(call.0.len()).any(|w| w == call.0));
+    }
+
+    #[test]
     fn violations_skipped_lines_and_supervision_are_written() {
         let mut stream = Stream::new(Default::default());
         stream.feed(b"{\"type\":\"agent_start\",\"turn_id\":1}\n{\n");
