@@ -223,10 +223,11 @@ mutants: toolchain
 ## Release (docs/release.md): each install route proven on loopback, after the language
 ## tests (whose builds it reuses): the crates (publish dry run, cargo install, the non-Unix
 ## builds), the release workflow (actionlint, set-version), the Python wheel and sdist from
-## pypiserver, the npm packages from verdaccio, the Swift package by git URL and tag. Each
-## script installs what it needs under target/release-check/ and stops its server by pid.
+## pypiserver, the npm packages from verdaccio, the Swift package by git URL and tag, the
+## Go module by go get from a file:// proxy. Each script installs what it needs under
+## target/release-check/ and stops its server by pid.
 .PHONY: release-check install-swift
-RELEASE_CHECKS := crates workflow python node swift
+RELEASE_CHECKS := crates workflow python node swift go
 
 release-check: toolchain
 	@for c in $(RELEASE_CHECKS); do \

@@ -12,6 +12,9 @@ type batchReader struct {
 	buf   []byte
 	pos   int
 	short bool
+	// text, when not empty, is buf as a string: str then returns substrings of it instead
+	// of copies (buf must then be text's own bytes, never written).
+	text string
 }
 
 func (r *batchReader) take(n int) []byte {
@@ -52,8 +55,15 @@ func (r *batchReader) bool() bool { return r.u8() != 0 }
 // present reads an optional value's marker.
 func (r *batchReader) present() bool { return r.u8() == 1 }
 
-// str copies a string out of the buffer (the buffer is the library's, freed after reading).
-func (r *batchReader) str() string { return string(r.take(int(r.u32()))) }
+// str reads a string: a substring of text when the reader has one, else a copy out of the
+// buffer (the library's, freed after reading).
+func (r *batchReader) str() string {
+	b := r.take(int(r.u32()))
+	if r.text != "" && b != nil {
+		return r.text[r.pos-len(b) : r.pos]
+	}
+	return string(b)
+}
 
 // skipStr passes over a string without copying it.
 func (r *batchReader) skipStr() { r.take(int(r.u32())) }

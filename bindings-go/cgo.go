@@ -1,8 +1,11 @@
 package hep
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../bindings-c/include
-#cgo LDFLAGS: ${SRCDIR}/../target/release/libhep.a -lpthread -lm -ldl
+#cgo linux,amd64 LDFLAGS: ${SRCDIR}/lib/linux_amd64/libhep.a
+#cgo linux,arm64 LDFLAGS: ${SRCDIR}/lib/linux_arm64/libhep.a
+#cgo darwin,amd64 LDFLAGS: ${SRCDIR}/lib/darwin_amd64/libhep.a
+#cgo darwin,arm64 LDFLAGS: ${SRCDIR}/lib/darwin_arm64/libhep.a
+#cgo LDFLAGS: -lpthread -lm -ldl
 #cgo linux LDFLAGS: -lutil -lrt
 #include "hep.h"
 */

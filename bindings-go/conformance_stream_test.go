@@ -99,12 +99,7 @@ func outcome(chunks [][]byte, opts []hep.Option, exitCode *int) (object, error) 
 			halts = append(halts, he)
 		}
 	}
-	var result *hep.Result
-	if exitCode == nil {
-		result, err = s.FinishUnknownExit()
-	} else {
-		result, err = s.Finish(*exitCode)
-	}
+	result, err := finishBoth(s, exitCode)
 	if err != nil {
 		return nil, err
 	}

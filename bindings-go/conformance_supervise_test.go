@@ -95,6 +95,18 @@ func (tl *timeline) collect(at uint64) error {
 		if err != nil {
 			return err
 		}
+		text, err := hep.SupervisorResultJSON(tl.sup)
+		if err != nil {
+			return err
+		}
+		if (r == nil) != (text == nil) {
+			return fmt.Errorf("the binary result is %v, the JSON result %q", r, text)
+		}
+		if r != nil {
+			if err := sameAsJSON(r, text); err != nil {
+				return err
+			}
+		}
 		if r != nil {
 			tl.result, tl.finishedAt = r, &at
 		}

@@ -43,7 +43,8 @@ func decodeLine(line []byte) (decoded, error) {
 	if feedErr != nil && !errors.As(feedErr, &halt) {
 		return decoded{}, feedErr
 	}
-	result, err := s.Finish(0)
+	exit := 0
+	result, err := finishBoth(s, &exit)
 	if err != nil {
 		return decoded{}, err
 	}

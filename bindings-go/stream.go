@@ -4,7 +4,6 @@ package hep
 import "C"
 
 import (
-	"encoding/json"
 	"runtime"
 	"unsafe"
 )
@@ -79,12 +78,13 @@ func (s *Stream) finish(code int32, known bool) (*Result, error) {
 	if s.h == nil {
 		return nil, &Error{Kind: KindInvalidArgument, Message: "the stream is closed"}
 	}
-	var out C.HepString
+	var out C.HepBytes
 	var cerr *C.HepError
-	if !C.hep_stream_finish(s.h, C.int32_t(code), C.bool(known), &out, &cerr) {
+	if !C.hep_stream_finish_binary(s.h, C.int32_t(code), C.bool(known), &out, &cerr) {
+		C.hep_bytes_free(out)
 		return nil, takeError(cerr)
 	}
-	return decodeResult(out)
+	return decodeResultBinary(out)
 }
 
 // Close frees the stream; later calls fail with KindInvalidArgument. Close is idempotent.
@@ -95,17 +95,4 @@ func (s *Stream) Close() error {
 		runtime.SetFinalizer(s, nil)
 	}
 	return nil
-}
-
-// decodeResult decodes the library's RunResult JSON in place and frees it.
-func decodeResult(s C.HepString) (*Result, error) {
-	if s.ptr == nil {
-		return nil, &Error{Kind: KindInternal, Message: "the library gave no result"}
-	}
-	defer C.hep_string_free(s)
-	var r Result
-	if err := json.Unmarshal(unsafe.Slice((*byte)(unsafe.Pointer(s.ptr)), int(s.len)), &r); err != nil {
-		return nil, &Error{Kind: KindInternal, Message: "the library's result does not decode: " + err.Error()}
-	}
-	return &r, nil
 }

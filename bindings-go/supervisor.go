@@ -353,13 +353,13 @@ func copyError(e *C.HepError) *Error {
 // Result is the run's result once it is over (nil before): the stream's verdict with the
 // supervision report.
 func (s *Supervisor) Result() (*Result, error) {
-	var out C.HepString
+	var out C.HepBytes
 	var cerr *C.HepError
-	if !C.hep_supervisor_result(s.h, &out, &cerr) {
+	if !C.hep_supervisor_result_binary(s.h, &out, &cerr) {
 		return nil, takeError(cerr)
 	}
-	if out.ptr == nil {
+	if out.data == nil {
 		return nil, nil
 	}
-	return decodeResult(out)
+	return decodeResultBinary(out)
 }

@@ -11,7 +11,8 @@
 #   5. docs/c.md's example is bindings-c/tests/c/example.c, verbatim
 #
 #   scripts/c-test.sh              all of it
-#   scripts/c-test.sh --generate   step 1 only, writing the header (commit it)
+#   scripts/c-test.sh --generate   step 1 only, writing the header and the Go module's copy
+#                                  of it, bindings-go/hep.h (commit both)
 #
 # Environment: CARGO (default cargo), CC (default cc), CARGO_NICE (default 10: the niceness of
 # the cargo builds).
@@ -33,7 +34,11 @@ esac
 
 say "include/hep.h: $header_mode"
 "${nice_cargo[@]}" run --quiet -p hep-c --features header --bin hep-c-header -- "$header_mode"
-[ "$header_mode" = write ] && { say "wrote bindings-c/include/hep.h"; exit 0; }
+if [ "$header_mode" = write ]; then
+    cp bindings-c/include/hep.h bindings-go/hep.h # the Go module's copy (checked by go-test.sh)
+    say "wrote bindings-c/include/hep.h and its copy bindings-go/hep.h"
+    exit 0
+fi
 
 command -v "$CC" >/dev/null || { echo "c-test: $CC not found (apt-get install gcc)" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "c-test: valgrind not found (apt-get install valgrind)" >&2; exit 1; }

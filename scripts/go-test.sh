@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds and tests the Go package (bindings-go), the entry point of `make test-go`:
-#   1. libhep.a (cargo build --release -p hep-c), which the package links from
-#      target/release/, and target/debug/hep (cargo build -p hep-cli) for the example
+#   1. libhep.a (scripts/go-lib.sh: cargo build --release -p hep-c, copied to
+#      bindings-go/lib/<GOOS>_<GOARCH>/, where the package links it), target/debug/hep
+#      (cargo build -p hep-cli) for the example, and bindings-go/hep.h checked the same as
+#      bindings-c/include/hep.h (the module's copy; scripts/c-test.sh --generate writes both)
 #   2. go vet and staticcheck (pinned, installed into target/go-tools) on bindings-go and
 #      examples/go
 #   3. go test -race on bindings-go: every conformance vector, the examples (by their
@@ -26,9 +28,13 @@ STATICCHECK_VERSION=v0.8.2 # staticcheck 2026.2.2
 say() { echo "go-test: $*"; }
 
 say "building libhep.a and hep"
-"${nice_run[@]}" "$CARGO" build --release --quiet -p hep-c
+lib=$(scripts/go-lib.sh)
 "${nice_run[@]}" "$CARGO" build --quiet -p hep-cli
-lib_hash=$(sha256sum target/release/libhep.a | cut -c1-16)
+if ! cmp -s bindings-c/include/hep.h bindings-go/hep.h; then
+	echo "go-test: bindings-go/hep.h is not bindings-c/include/hep.h: run scripts/c-test.sh --generate" >&2
+	exit 1
+fi
+lib_hash=$(sha256sum "$lib" | cut -c1-16)
 export CGO_ENABLED=1 CGO_CFLAGS="-O2 -g -DHEP_LIBHEP_SHA256_16=0x$lib_hash"
 
 tools="$repo/target/go-tools"

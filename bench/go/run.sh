@@ -5,7 +5,7 @@
 #
 #   bench/go/run.sh [--reps N] [--corpus NAME] [--only SUBSTR] [--cpuprofile FILE]
 #
-# 1. libhep.a (release), which bindings-go links, and hep-bench, 2. the corpora, dumped by
+# 1. libhep.a (release, scripts/go-lib.sh), which bindings-go links, and hep-bench, 2. the corpora, dumped by
 # `hep-bench --dump-corpus` into a temporary directory (HEP_BENCH_SCALE, default 1),
 # 3. go vet, then the bench, built and run with `go run`. Arguments go to the bench.
 # Environment: CARGO (default cargo), GO (default go), CARGO_NICE (default 10: the
@@ -18,9 +18,10 @@ CARGO=${CARGO:-cargo}
 GO=${GO:-go}
 nice_run=(nice -n "${CARGO_NICE:-10}")
 
-"${nice_run[@]}" "$CARGO" build --release --quiet -p hep-c -p hep-bench
+"${nice_run[@]}" "$CARGO" build --release --quiet -p hep-bench
+lib=$(scripts/go-lib.sh) # libhep.a where bindings-go links it
 # Go's build cache does not see a changed C library: its hash goes into CGO_CFLAGS.
-lib_hash=$(sha256sum target/release/libhep.a | cut -c1-16)
+lib_hash=$(sha256sum "$lib" | cut -c1-16)
 export CGO_ENABLED=1 CGO_CFLAGS="-O2 -g -DHEP_LIBHEP_SHA256_16=0x$lib_hash"
 
 corpus=$(mktemp -d "${TMPDIR:-/tmp}/hep-bench-go.XXXXXX")

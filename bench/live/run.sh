@@ -41,9 +41,9 @@ if wants node; then
     "${nice_run[@]}" make --no-print-directory node-env CARGO="$CARGO"
 fi
 if wants go; then
-    "${nice_run[@]}" "$CARGO" build --release --quiet -p hep-c
+    lib=$(CARGO=$CARGO GO=$GO scripts/go-lib.sh) # libhep.a where bindings-go links it
     # Go's build cache does not see a changed C library: its hash goes into CGO_CFLAGS.
-    lib_hash=$(sha256sum target/release/libhep.a | cut -c1-16)
+    lib_hash=$(sha256sum "$lib" | cut -c1-16)
     export CGO_ENABLED=1 CGO_CFLAGS="-O2 -g -DHEP_LIBHEP_SHA256_16=0x$lib_hash"
     (cd bench/live/go && "${nice_run[@]}" "$GO" vet ./... && "${nice_run[@]}" "$GO" build -o "$repo/target/release/hep-live-go" .)
     export HEP_LIVE_GO=$repo/target/release/hep-live-go

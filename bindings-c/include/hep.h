@@ -254,6 +254,16 @@ typedef struct HepBatch {
   size_t frames;
 } HepBatch;
 
+// Bytes the library hands out: `len` bytes at `data`, or NULL `data` for nothing (a
+// supervised run not over yet). A judged run in the layout of hep-core's
+// `batch::result` (see `docs/c.md`). Freed by [`hep_bytes_free`].
+typedef struct HepBytes {
+  // The first byte, or NULL for nothing.
+  const uint8_t *data;
+  // The number of bytes.
+  size_t len;
+} HepBytes;
+
 // UTF-8 text lent by the caller for the length of a call: `ptr` to `len` bytes (no NUL
 // needed). `ptr` may be NULL only when `len` is 0 (the empty text).
 typedef struct HepText {
@@ -440,6 +450,14 @@ void hep_string_free(struct HepString string);
 // `batch` is empty (NULL `data`) or a batch from this library, not yet freed.
 void hep_batch_free(struct HepBatch batch);
 
+// Frees `bytes`. A NULL `data` is accepted. `bytes` must come from this library, be freed
+// once, and not be read afterwards.
+//
+// # Safety
+//
+// `bytes` is NULL-`data` or bytes from this library, not yet freed.
+void hep_bytes_free(struct HepBytes bytes);
+
 // Writes to `*line_out` the canonical line (without `\n`; free it with `hep_string_free`)
 // of the known frame whose JSON text is `json` (an object with its `type`, fields in any
 // order, unknown fields dropped). Errors are the decoder's kinds, without line, column or
@@ -548,6 +566,20 @@ bool hep_stream_finish(struct HepStream *stream,
                        bool has_exit_code,
                        struct HepString *result_out,
                        struct HepError **error_out);
+
+// `hep_stream_finish` writing the result to `*result_out` in the layout of hep-core's
+// `batch::result` (little-endian integers, length-prefixed UTF-8; see `docs/c.md`) instead
+// of JSON: what a binding reads without a JSON parser. Free it with `hep_bytes_free`. The
+// first of the two finish calls judges the run; later ones return the same result.
+//
+// # Safety
+//
+// As `hep_stream_finish`.
+bool hep_stream_finish_binary(struct HepStream *stream,
+                              int32_t exit_code,
+                              bool has_exit_code,
+                              struct HepBytes *result_out,
+                              struct HepError **error_out);
 
 // Frees `stream`. NULL is accepted. `stream` must come from `hep_stream_new` and not be
 // used afterwards.
@@ -692,6 +724,16 @@ bool hep_supervisor_poll_stderr(struct HepSupervisor *sup,
 bool hep_supervisor_result(struct HepSupervisor *sup,
                            struct HepString *result_out,
                            struct HepError **error_out);
+
+// `hep_supervisor_result` in the layout of hep-core's `batch::result` (see `docs/c.md`)
+// instead of JSON: NULL `data` before the run is over. Free it with `hep_bytes_free`.
+//
+// # Safety
+//
+// As `hep_supervisor_stdout_closed`; `result_out` is NULL or valid for one write.
+bool hep_supervisor_result_binary(struct HepSupervisor *sup,
+                                  struct HepBytes *result_out,
+                                  struct HepError **error_out);
 
 // Frees `sup`. NULL is accepted.
 //

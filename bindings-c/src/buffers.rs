@@ -1,6 +1,7 @@
 //! Memory across the ABI: [`HepText`] (UTF-8 text lent by the caller), [`HepString`] (text the
-//! library hands out, freed by [`hep_string_free`]) and [`HepBatch`] (a chunk's frames,
-//! freed by [`hep_batch_free`]); and the checks every pointer argument goes through.
+//! library hands out, freed by [`hep_string_free`]), [`HepBatch`] (a chunk's frames,
+//! freed by [`hep_batch_free`]) and [`HepBytes`] (a judged run in the batch layout, freed by
+//! [`hep_bytes_free`]); and the checks every pointer argument goes through.
 
 use crate::boundary::guard_void;
 use crate::errors::Failure;
@@ -178,6 +179,60 @@ impl Drop for HepBatch {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn hep_batch_free(batch: HepBatch) {
     guard_void(|| drop(batch));
+}
+
+/// Bytes the library hands out: `len` bytes at `data`, or NULL `data` for nothing (a
+/// supervised run not over yet). A judged run in the layout of hep-core's
+/// `batch::result` (see `docs/c.md`). Freed by [`hep_bytes_free`].
+#[repr(C)]
+#[derive(Debug)]
+pub struct HepBytes {
+    /// The first byte, or NULL for nothing.
+    pub data: *const u8,
+    /// The number of bytes.
+    pub len: usize,
+}
+
+impl HepBytes {
+    /// Nothing: a NULL pointer, length 0.
+    pub(crate) const NONE: Self = Self { data: std::ptr::null(), len: 0 };
+
+    /// The bytes (for the tests).
+    #[cfg(test)]
+    pub(crate) fn bytes(&self) -> &[u8] {
+        // SAFETY: `data` and `len` are those of the boxed slice made by `from`, or NULL and 0.
+        unsafe { bytes(self.data, self.len, "bytes") }.unwrap_or_default()
+    }
+}
+
+impl From<Vec<u8>> for HepBytes {
+    fn from(bytes: Vec<u8>) -> Self {
+        let bytes = bytes.into_boxed_slice();
+        let len = bytes.len();
+        Self { data: Box::into_raw(bytes).cast::<u8>().cast_const(), len }
+    }
+}
+
+impl Drop for HepBytes {
+    fn drop(&mut self) {
+        if !self.data.is_null() {
+            let slice = std::ptr::slice_from_raw_parts_mut(self.data.cast_mut(), self.len);
+            // SAFETY: a non-NULL `data` is the boxed slice of `len` bytes made by `from`,
+            // freed once (the caller hands each buffer back once).
+            drop(unsafe { Box::from_raw(slice) });
+        }
+    }
+}
+
+/// Frees `bytes`. A NULL `data` is accepted. `bytes` must come from this library, be freed
+/// once, and not be read afterwards.
+///
+/// # Safety
+///
+/// `bytes` is NULL-`data` or bytes from this library, not yet freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hep_bytes_free(bytes: HepBytes) {
+    guard_void(|| drop(bytes));
 }
 
 #[cfg(test)]

@@ -1,12 +1,15 @@
 //! [`HepStream`]: hep-core's stream (framer, decoder, validator, run) behind an opaque
 //! handle. `hep_stream_feed` returns the frames each chunk completes as one [`HepBatch`];
-//! `hep_stream_finish` the run's result as the JSON text of the core's `RunResult`.
+//! `hep_stream_finish` the run's result as the JSON text of the core's `RunResult`, and
+//! `hep_stream_finish_binary` in the batch layout.
 
 use crate::boundary::guard;
-use crate::buffers::{HepBatch, HepString, bytes, out, put};
+use crate::buffers::{HepBatch, HepBytes, HepString, bytes, out, put};
 use crate::errors::{Failure, HepError};
 use crate::options::HepStreamOptions;
 use hep_core::batch::FrameBatch;
+use hep_core::batch::result::encode_result;
+use hep_core::verdict::RunResult;
 use hep_core::{Event, Stream};
 
 /// A stream being read: bytes in, frames out. Not thread-safe: use one handle from one
@@ -20,7 +23,26 @@ pub struct HepStream {
 enum State {
     Reading(Box<Stream>),
     /// `finish` was called: its result, returned again by a later `finish`.
-    Finished(String),
+    Finished(Box<RunResult>),
+}
+
+impl HepStream {
+    /// The result, judged for `exit_code` by the first call (later ones return it again).
+    fn finish(&mut self, exit_code: Option<i32>) -> Result<&RunResult, Failure> {
+        if let State::Reading(stream) = &mut self.state {
+            let stream = std::mem::replace(stream, Box::new(Stream::new(Default::default())));
+            self.state = State::Finished(Box::new(stream.finish(exit_code)));
+        }
+        match &self.state {
+            State::Finished(result) => Ok(result),
+            State::Reading(_) => Err(Failure::internal("the stream is still reading after finish".to_owned())),
+        }
+    }
+}
+
+/// The JSON text of `result` (as `hep watch --json` prints it).
+pub(crate) fn result_json(result: &RunResult) -> Result<HepString, Failure> {
+    serde_json::to_string(result).map(HepString::from).map_err(|e| Failure::internal(e.to_string()))
 }
 
 /// The handle behind `stream`, checked not NULL.
@@ -128,16 +150,39 @@ pub unsafe extern "C" fn hep_stream_finish(
         let place = out(result_out, "result_out")?;
         // SAFETY: the caller passes a live stream, used by this thread only.
         let handle = unsafe { handle(stream) }?;
-        let json = match std::mem::replace(&mut handle.state, State::Finished(String::new())) {
-            State::Reading(stream) => {
-                let result = stream.finish(has_exit_code.then_some(exit_code));
-                serde_json::to_string(&result).map_err(|e| Failure::internal(e.to_string()))?
-            }
-            State::Finished(json) => json,
-        };
-        handle.state = State::Finished(json.clone());
+        let json = result_json(handle.finish(has_exit_code.then_some(exit_code))?)?;
         // SAFETY: `place` is the caller's out argument, checked not NULL.
-        unsafe { put(place, HepString::from(json)) };
+        unsafe { put(place, json) };
+        Ok(())
+    })
+}
+
+/// `hep_stream_finish` writing the result to `*result_out` in the layout of hep-core's
+/// `batch::result` (little-endian integers, length-prefixed UTF-8; see `docs/c.md`) instead
+/// of JSON: what a binding reads without a JSON parser. Free it with `hep_bytes_free`. The
+/// first of the two finish calls judges the run; later ones return the same result.
+///
+/// # Safety
+///
+/// As `hep_stream_finish`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hep_stream_finish_binary(
+    stream: *mut HepStream,
+    exit_code: i32,
+    has_exit_code: bool,
+    result_out: *mut HepBytes,
+    error_out: *mut *mut HepError,
+) -> bool {
+    guard(error_out, || {
+        let place = out(result_out, "result_out")?;
+        // SAFETY: `place` is the caller's out argument, checked not NULL; nothing is written
+        // first so that every return leaves bytes to free.
+        unsafe { put(place, HepBytes::NONE) };
+        // SAFETY: the caller passes a live stream, used by this thread only.
+        let handle = unsafe { handle(stream) }?;
+        let bytes = encode_result(handle.finish(has_exit_code.then_some(exit_code))?);
+        // SAFETY: as above.
+        unsafe { put(place, HepBytes::from(bytes)) };
         Ok(())
     })
 }
@@ -202,6 +247,11 @@ mod tests {
         // SAFETY: as above.
         assert!(unsafe { hep_stream_finish(stream, 1, true, &mut again, null_mut()) });
         assert_eq!(again.as_str(), result.as_str());
+        let mut binary = HepBytes::NONE;
+        // SAFETY: as above; the result judged by the first call, for exit code 0.
+        assert!(unsafe { hep_stream_finish_binary(stream, 1, true, &mut binary, null_mut()) });
+        assert!(binary.bytes().starts_with(b"\x0a\0\0\0incomplete"));
+        assert!(binary.bytes().windows(5).any(|w| w == [1, 0, 0, 0, 0]), "exit code Some(0)");
         let (ok, batch, _) = feed(stream, RUN.as_bytes());
         assert!(ok && batch.frames == 0);
         // SAFETY: made by `new_stream`, freed once.
@@ -239,6 +289,8 @@ mod tests {
         assert_eq!(error.message.as_str(), Some("data is NULL with length 3"));
         // SAFETY: `result_out` NULL is refused.
         assert!(!unsafe { hep_stream_finish(stream, 0, false, null_mut(), null_mut()) });
+        // SAFETY: as above.
+        assert!(!unsafe { hep_stream_finish_binary(stream, 0, false, null_mut(), null_mut()) });
         // SAFETY: made by `new_stream`, freed once; NULL is accepted.
         unsafe {
             hep_stream_free(stream);

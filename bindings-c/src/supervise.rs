@@ -7,9 +7,11 @@
 //! `hep_supervisor_tick` next (`hep_supervisor_deadline`) and the run's result.
 
 use crate::boundary::{guard, guard_void};
-use crate::buffers::{HepString, bytes, out, put};
+use crate::buffers::{HepBytes, HepString, bytes, out, put};
 use crate::errors::{Failure, HepError};
 use crate::options::HepStreamOptions;
+use crate::stream::result_json;
+use hep_core::batch::result::encode_result;
 use hep_core::supervise::{CancelReason, ExitStatus, SuperviseOptions, Supervisor};
 use std::time::Duration;
 
@@ -405,12 +407,30 @@ pub unsafe extern "C" fn hep_supervisor_result(
 ) -> bool {
     with(sup, error_out, |s| {
         let place = out(result_out, "result_out")?;
-        let json = match s.result() {
-            Some(result) => Some(serde_json::to_string(result).map_err(|e| Failure::internal(e.to_string()))?),
-            None => None,
-        };
+        let json = s.result().map(result_json).transpose()?;
         // SAFETY: `place` is the caller's out argument, checked not NULL.
-        unsafe { put(place, json.map_or(HepString::NONE, HepString::from)) };
+        unsafe { put(place, json.unwrap_or(HepString::NONE)) };
+        Ok(())
+    })
+}
+
+/// `hep_supervisor_result` in the layout of hep-core's `batch::result` (see `docs/c.md`)
+/// instead of JSON: NULL `data` before the run is over. Free it with `hep_bytes_free`.
+///
+/// # Safety
+///
+/// As `hep_supervisor_stdout_closed`; `result_out` is NULL or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn hep_supervisor_result_binary(
+    sup: *mut HepSupervisor,
+    result_out: *mut HepBytes,
+    error_out: *mut *mut HepError,
+) -> bool {
+    with(sup, error_out, |s| {
+        let place = out(result_out, "result_out")?;
+        let bytes = s.result().map_or(HepBytes::NONE, |r| HepBytes::from(encode_result(r)));
+        // SAFETY: `place` is the caller's out argument, checked not NULL.
+        unsafe { put(place, bytes) };
         Ok(())
     })
 }
@@ -434,6 +454,7 @@ pub unsafe extern "C" fn hep_supervisor_free(sup: *mut HepSupervisor) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::buffers::hep_bytes_free;
     use crate::errors::HepErrorKind;
     use std::ptr::{null, null_mut};
 
@@ -463,11 +484,19 @@ mod tests {
             assert_eq!(Box::from_raw(error).kind, HepErrorKind::InvalidArgument);
             assert!(hep_supervisor_result(sup, &mut result, null_mut()));
             assert!(result.ptr.is_null());
+            let mut binary = HepBytes::NONE;
+            assert!(hep_supervisor_result_binary(sup, &mut binary, null_mut()));
+            assert!(binary.data.is_null());
             assert!(hep_supervisor_exited(sup, 5, HepExitKind::Code as i32, 0, null_mut()));
             assert!(hep_supervisor_stdout_closed(sup, 6, null_mut()));
             assert!(hep_supervisor_stderr_closed(sup, 6, null_mut()));
             assert!(hep_supervisor_result(sup, &mut result, null_mut()));
             assert!(result.as_str().is_some_and(|json| json.starts_with("{\"verdict\":\"incomplete\"")));
+            assert!(hep_supervisor_result_binary(sup, &mut binary, null_mut()));
+            assert!(binary.bytes().starts_with(b"\x0a\0\0\0incomplete"));
+            assert!(!hep_supervisor_result_binary(sup, null_mut(), &mut error));
+            assert_eq!(Box::from_raw(error).message.as_str(), Some("result_out is NULL"));
+            hep_bytes_free(binary);
             assert!(!hep_supervisor_tick(null_mut(), 1, &mut error));
             assert_eq!(Box::from_raw(error).message.as_str(), Some("supervisor is NULL"));
             hep_supervisor_free(sup);

@@ -192,13 +192,24 @@ class Writer {
     if (!Array.isArray(toolResults)) {
       throw new TypeError(`Writer.turnDone(toolResults): toolResults must be an array, not ${check.describe(toolResults)}`);
     }
-    const results = toolResults.map(toolResult);
+    const n = toolResults.length;
+    const ids = new Array(n);
+    const names = new Array(n);
+    const oks = new Array(n);
+    const texts = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const r = toolResult(toolResults[i], i);
+      ids[i] = r.id;
+      names[i] = r.name;
+      oks[i] = r.ok;
+      texts[i] = r.text;
+    }
     check.object(usage, 'Writer.turnDone(usage)');
     const input = check.count(usage.input, 'Writer.turnDone(usage.input)');
     const output = check.count(usage.output, 'Writer.turnDone(usage.output)');
     const cost = check.number(usage.cost, 'Writer.turnDone(usage.cost)');
     check.string(stopReason, 'Writer.turnDone(stopReason)');
-    return this.#put(writerTurnDone(this.#id, message, results, input, output, cost, stopReason));
+    return this.#put(writerTurnDone(this.#id, message, ids, names, oks, texts, input, output, cost, stopReason));
   }
 
   /** `turn_error`, closing the turn. */

@@ -20,7 +20,7 @@ thread_local! {
     /// The UTF-16 of the last string made, reused (unless it grew past 1 MiB).
     static UNITS: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
     /// The last string argument read, as UTF-16 and as UTF-8, reused (unless it grew past 1 MiB).
-    static ARGUMENT: RefCell<(Vec<u16>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    static ARGUMENT: RefCell<(Vec<u16>, String)> = const { RefCell::new((Vec::new(), String::new())) };
 }
 
 /// `text` as a JavaScript string.
@@ -70,16 +70,58 @@ fn read_utf16(value: &JsString<'_>, units: &mut Vec<u16>) -> napi::Result<()> {
 /// What `f` makes of a JavaScript string argument as Rust text (a lone surrogate becomes
 /// U+FFFD, as in any conversion of a JavaScript string to UTF-8).
 pub(crate) fn with_utf8<T>(value: &JsString<'_>, f: impl FnOnce(&str) -> T) -> napi::Result<T> {
-    ARGUMENT.with_borrow_mut(|(units, bytes)| {
+    ARGUMENT.with_borrow_mut(|(units, text)| {
         read_utf16(value, units)?;
-        // Each UTF-16 code unit takes at most three bytes of UTF-8.
-        bytes.resize(units.len() * 3, 0);
-        let written = encoding_rs::mem::convert_utf16_to_utf8(units, bytes);
-        let text = String::from_utf8_lossy(bytes.get(..written).unwrap_or_default());
-        let made = f(&text);
+        let made = f(to_str(units, text));
         shrink(units);
-        shrink(bytes);
+        if text.capacity() > 1 << 20 {
+            *text = String::new();
+        }
         Ok(made)
+    })
+}
+
+/// `units` as UTF-8 in `room` (grown as needed), a lone surrogate as U+FFFD; encoding_rs
+/// writes into a `str`, so the result needs no second check.
+fn to_str<'a>(units: &[u16], room: &'a mut String) -> &'a str {
+    // Each UTF-16 code unit takes at most three bytes of UTF-8.
+    let need = units.len() * 3;
+    if room.len() < need {
+        room.extend(std::iter::repeat_n('\0', need - room.len()));
+    }
+    let written = encoding_rs::mem::convert_utf16_to_str(units, room.as_mut_str());
+    room.get(..written).unwrap_or_default()
+}
+
+/// What `f` makes of the first `min(length, max)` UTF-16 units of a JavaScript string
+/// argument, as Rust text (a lone surrogate as U+FFFD), and of its length in units: the rest
+/// of a long string is never copied.
+#[allow(unsafe_code)] // napi's C function, on the live handles of the current call (see SAFETY)
+pub(crate) fn with_utf8_head<T>(value: &JsString<'_>, max: usize, f: impl FnOnce(&str, usize) -> T) -> napi::Result<T> {
+    let handle = value.value();
+    let (env, value) = (handle.env, handle.value);
+    let mut total = 0;
+    // SAFETY: the handles of an argument of the current call; with a null buffer, napi only
+    // writes the string's length to `total`.
+    let status = unsafe { sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut total) };
+    if status != sys::Status::napi_ok {
+        return Err(napi::Error::new(Status::from(status), "cannot read a string argument"));
+    }
+    ARGUMENT.with_borrow_mut(|(units, text)| {
+        // napi writes at most `room - 1` units and then a NUL.
+        let room = total.min(max) + 1;
+        units.clear();
+        units.reserve_exact(room);
+        let mut written = 0;
+        // SAFETY: napi writes at most `room` code units (the last a NUL) to the spare capacity
+        // of `units`, which is empty and holds at least `room`.
+        let status = unsafe { sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), room, &mut written) };
+        if status != sys::Status::napi_ok {
+            return Err(napi::Error::new(Status::from(status), "cannot read a string argument"));
+        }
+        // SAFETY: napi wrote the first `written` code units (`written < room`).
+        unsafe { units.set_len(written.min(room - 1)) };
+        Ok(f(to_str(units, text), total))
     })
 }
 

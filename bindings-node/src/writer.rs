@@ -9,26 +9,13 @@
 
 use crate::boundary::guard;
 use crate::errors::{Failure, Outcome};
-use crate::text::{js_string, utf8, with_utf8};
-use hep_core::writer::{Emitter, ToolOutcome};
-use hep_core::{ArgsMode, LivenessAction, Usage};
+use crate::text::{js_string, utf8, with_utf8, with_utf8_head};
+use hep_core::writer::Emitter;
+use hep_core::{ArgsMode, LivenessAction, ToolResult, Usage, bounds};
 use napi::JsString;
 use napi::bindgen_prelude::Env;
 use napi_derive::napi;
 use std::cell::RefCell;
-
-/// One tool result as the harness has it (its text is capped by the core).
-#[napi(object)]
-pub struct ToolOutcomeIn {
-    /// Tool call id.
-    pub id: String,
-    /// Tool name.
-    pub name: String,
-    /// Whether the call succeeded.
-    pub ok: bool,
-    /// The full result text.
-    pub text: String,
-}
 
 /// One open writer.
 struct Writer {
@@ -187,24 +174,34 @@ pub fn writer_tool_liveness<'env>(
     })
 }
 
-/// `turn_done` (result texts capped); closes the turn.
+/// `turn_done` (result texts capped); closes the turn. The tool results come as one array
+/// per field (checked by lib/writer.js to be of one length). Each text is capped by the core
+/// from its first units and its length, so a long one is never copied whole.
 #[napi(catch_unwind)]
 #[allow(clippy::too_many_arguments)] // the frame's own fields, usage spread, as lib/writer.js passes them
 pub fn writer_turn_done<'env>(
     env: &'env Env,
     id: u32,
     message: JsString<'_>,
-    tool_results: Vec<ToolOutcomeIn>,
+    ids: Vec<String>,
+    names: Vec<String>,
+    oks: Vec<bool>,
+    texts: Vec<JsString<'_>>,
     input: f64,
     output: f64,
     cost: f64,
     stop_reason: JsString<'_>,
 ) -> Written<'env> {
     line(env, id, |w| {
-        let outcomes: Vec<ToolOutcome<'_>> =
-            tool_results.iter().map(|r| ToolOutcome { id: &r.id, name: &r.name, ok: r.ok, text: &r.text }).collect();
+        let mut results = Vec::with_capacity(texts.len());
+        for (((id, name), ok), text) in ids.into_iter().zip(names).zip(oks).zip(&texts) {
+            let text = with_utf8_head(text, bounds::TOOL_RESULT_CAP + 1, |head, total| {
+                bounds::cap_head(head, total, bounds::TOOL_RESULT_CAP)
+            })?;
+            results.push(ToolResult { id, name, ok, text });
+        }
         let usage = Usage { input: uint(input), output: uint(output), cost };
-        Ok(w.emitter.turn_done(&utf8(&message)?, &outcomes, usage, &utf8(&stop_reason)?)?)
+        Ok(w.emitter.turn_done_capped(&utf8(&message)?, results, usage, &utf8(&stop_reason)?)?)
     })
 }
 

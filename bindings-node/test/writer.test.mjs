@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { HepError, Stream, Writer, parseLine } from 'hep';
+import { HepError, Stream, Writer, cap, parseLine } from 'hep';
 
 /** A writer into an array, and the array. */
 function collecting(options = { fahVersion: '1.2.3' }) {
@@ -189,6 +189,21 @@ describe('Writer', () => {
     const { writer } = collecting();
     const line = writer.turnDone('', [{ id: 'c', name: 'n', ok: false, text: 'y'.repeat(2500) }], { input: 0, output: 0, cost: 0 }, 'stop');
     assert.equal(parseLine(line).tool_results[0].text, `${'y'.repeat(2000)}…(+500 chars)`);
+  });
+
+  test('a capped text is the core cap of the whole text, whatever falls at the cut', () => {
+    const { writer } = collecting();
+    const y = (n) => 'y'.repeat(n);
+    const texts = [
+      y(2000), y(2001), `${y(1999)}😀`, `${y(1999)}😀z`, `${y(1998)}😀z`, `${y(1999)}\ud800z`, `${y(1999)}\udc00z`,
+      `${y(1999)}\ud800\ud800z`, `${'中'.repeat(2001)}`, `${'😀'.repeat(1500)}`, `${y(10)}\ud800`, y(50000),
+    ];
+    for (const text of texts) {
+      const line = writer.turnDone('', [{ id: 'c', name: 'n', ok: true, text }, { id: 'd', name: 'm', ok: false, text: 'short' }], { input: 0, output: 0, cost: 0 }, 'stop');
+      const results = parseLine(line).tool_results;
+      assert.equal(results[0].text, cap(text, 2000), `a text of ${text.length} units`);
+      assert.deepEqual(results[1], { id: 'd', name: 'm', ok: false, text: 'short' });
+    }
   });
 
   test('texts of any length and content cross intact (lone surrogates become U+FFFD)', () => {

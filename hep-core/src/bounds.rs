@@ -34,28 +34,53 @@ pub fn utf16_len(s: &str) -> usize {
 /// Byte index of the longest prefix of `s` with at most `units` UTF-16 code units, never
 /// splitting a character (so never splitting a surrogate pair), and that prefix's length in units.
 fn prefix_within(s: &str, units: usize) -> (usize, usize) {
-    let mut used = 0;
-    for (i, c) in s.char_indices() {
-        let w = c.len_utf16();
-        if used + w > units {
-            return (i, used);
+    let bytes = s.as_bytes();
+    let (mut at, mut used) = (0, 0);
+    while at < bytes.len() {
+        // Eight ASCII bytes at a time while they fit: one unit each.
+        if let Some(word) = bytes.get(at..at + 8)
+            && used + 8 <= units
+            && word.iter().all(u8::is_ascii)
+        {
+            at += 8;
+            used += 8;
+            continue;
         }
-        used += w;
+        let lead = bytes.get(at).copied().unwrap_or_default();
+        // A character's bytes and UTF-16 units, from its lead byte.
+        let (len, width) = match lead {
+            0..0x80 => (1, 1),
+            0x80..0xe0 => (2, 1),
+            0xe0..0xf0 => (3, 1),
+            _ => (4, 2),
+        };
+        if used + width > units {
+            break;
+        }
+        at += len;
+        used += width;
     }
-    (s.len(), used)
+    (at.min(bytes.len()), used)
 }
 
 /// Caps `text` at `limit` UTF-16 code units: longer text keeps its first `limit` units
 /// (or one fewer, rather than split a surrogate pair) followed by `…(+N chars)`, N being
 /// the number of units cut.
 pub fn cap(text: &str, limit: usize) -> String {
-    let total = utf16_len(text);
+    cap_head(text, utf16_len(text), limit)
+}
+
+/// [`cap`] from the start of a text and its length, for a host that can read a prefix of
+/// its strings without converting all of a long one (JavaScript, Python): `head` is the text's
+/// first `min(total, limit + 1)` UTF-16 code units as UTF-8 (a lone surrogate as U+FFFD, as
+/// any conversion of the whole text to UTF-8 makes it) and `total` its length in units.
+pub fn cap_head(head: &str, total: usize, limit: usize) -> String {
     if total <= limit {
-        return text.to_owned();
+        return head.to_owned();
     }
-    let (end, kept) = prefix_within(text, limit);
+    let (end, kept) = prefix_within(head, limit);
     let mut out = String::with_capacity(end + 16);
-    out.push_str(text.get(..end).unwrap_or_default());
+    out.push_str(head.get(..end).unwrap_or_default());
     out.push_str("…(+");
     out.push_str(&(total - kept).to_string());
     out.push_str(" chars)");
@@ -132,6 +157,48 @@ mod tests {
     #[test]
     fn cap_never_splits_a_pair() {
         assert_eq!(cap("ab😀cd", 3), "ab…(+4 chars)");
+    }
+
+    #[test]
+    fn cap_head_cuts_before_a_pair_and_keeps_a_lone_surrogate() {
+        assert_eq!(cap_head("ab😀", 6, 3), "ab…(+4 chars)");
+        assert_eq!(cap_head("ab😀cd", 6, 6), "ab😀cd");
+        assert_eq!(cap_head("a\u{fffd}b", 4, 2), "a\u{fffd}…(+2 chars)");
+    }
+
+    proptest::proptest! {
+        /// The byte-wise `prefix_within` agrees with counting each character's UTF-16 units.
+        #[test]
+        fn prefix_within_counts_characters(
+            text in "[a-z\u{e9}\u{4e2d}\u{1f600}]{0,30}",
+            units in 0usize..40,
+        ) {
+            let mut used = 0;
+            let mut end = text.len();
+            for (i, c) in text.char_indices() {
+                if used + c.len_utf16() > units {
+                    end = i;
+                    break;
+                }
+                used += c.len_utf16();
+            }
+            proptest::prop_assert_eq!(prefix_within(&text, units), (end, used));
+        }
+
+        /// `cap_head` of a text's first units and its length is `cap` of the whole text,
+        /// both converted to UTF-8 as a UTF-16 host converts them.
+        #[test]
+        fn cap_head_is_cap_of_the_whole_text(
+            units in proptest::collection::vec(
+                proptest::prop_oneof![0x20u16..0x80, 0xd800u16..0xdc00, 0xdc00u16..0xe000, 0x4e00u16..0x4e10],
+                0..40,
+            ),
+            limit in 0usize..40,
+        ) {
+            let head = String::from_utf16_lossy(units.get(..units.len().min(limit + 1)).unwrap_or_default());
+            let whole = String::from_utf16_lossy(&units);
+            proptest::prop_assert_eq!(cap_head(&head, units.len(), limit), cap(&whole, limit));
+        }
     }
 
     #[test]

@@ -150,7 +150,7 @@ pub struct Turn {
     pub bytes_dropped: u64,
     /// Text bytes this turn holds (counted against [`Limits::max_retained_bytes`]).
     #[serde(skip)]
-    retained: usize,
+    pub(crate) retained: usize,
 }
 
 impl Turn {
@@ -197,10 +197,10 @@ pub struct Run {
     /// Frames applied.
     pub frames: u64,
     #[serde(skip)]
-    limits: Limits,
+    pub(crate) limits: Limits,
     /// Text bytes held by the kept turns.
     #[serde(skip)]
-    retained: usize,
+    pub(crate) retained: usize,
 }
 
 impl Run {

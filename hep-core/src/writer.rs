@@ -190,6 +190,19 @@ impl Emitter {
                 text: bounds::cap(r.text, bounds::TOOL_RESULT_CAP),
             })
             .collect();
+        self.turn_done_capped(message, tool_results, usage, stop_reason)
+    }
+
+    /// [`Emitter::turn_done`] with tool results whose texts are already capped at
+    /// [`bounds::TOOL_RESULT_CAP`] (by [`bounds::cap`] or [`bounds::cap_head`]): for a
+    /// binding that caps a long text without converting all of it.
+    pub fn turn_done_capped(
+        &mut self,
+        message: &str,
+        tool_results: Vec<ToolResult>,
+        usage: Usage,
+        stop_reason: &str,
+    ) -> Result<Option<String>> {
         let message = message.to_owned();
         let stop_reason = stop_reason.to_owned();
         self.terminal(|turn_id| Frame::TurnDone(TurnDone { turn_id, message, tool_results, usage, stop_reason }))

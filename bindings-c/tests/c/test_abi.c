@@ -153,6 +153,13 @@ static void test_verdict_and_skipped_lines(void) {
     CHECK(again.len == result.len && !memcmp(again.ptr, result.ptr, result.len));
     hep_string_free(again);
     hep_string_free(result);
+    /* The same result in the batch layout: verdict "ok", one reason, exit code 0, conforms. */
+    HepBytes binary;
+    CHECK(hep_stream_finish_binary(stream, 0, true, &binary, NULL));
+    static const uint8_t head[] = {2, 0, 0, 0, 'o', 'k', 1, 0, 0, 0};
+    CHECK(binary.len > sizeof head && !memcmp(binary.data, head, sizeof head));
+    hep_bytes_free(binary);
+    CHECK(!hep_stream_finish_binary(stream, 0, true, NULL, NULL));
     hep_stream_free(stream);
 
     CHECK(hep_stream_new(NULL, &stream, NULL));
