@@ -102,12 +102,11 @@ def lines_of(data: bytes) -> List[bytes]:
 
 def check_result(corpus: Corpus, index: int, result: hep.RunResult, frames: int, lines: int) -> None:
     """What every stream of the corpus must come out as: ok, conforming, every line a frame."""
-    data = result.data
-    clean = result.conforms and data["violation_count"] == 0 and data["skipped_count"] == 0
+    clean = result.conforms and result.violation_count == 0 and result.skipped_count == 0
     if (result.verdict != "ok" or not clean or result.halted is not None or result.exit_code != 0
             or result.frames != lines or result.lines != lines or frames != lines):
         raise Failure(f"{corpus.name} stream {index}: verdict {result.verdict} (conforms {result.conforms}, "
-                      f"{data['violation_count']} violations, {data['skipped_count']} skipped, "
+                      f"{result.violation_count} violations, {result.skipped_count} skipped, "
                       f"{frames} frames delivered, run.frames {result.frames}, {result.lines} lines, "
                       f"expected {lines}): {result.reasons}")
 

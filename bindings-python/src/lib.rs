@@ -14,6 +14,7 @@ mod records;
 mod result;
 mod sanitize;
 mod schema;
+mod stored;
 mod stream;
 mod supervise;
 mod untrack;
