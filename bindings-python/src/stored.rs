@@ -51,14 +51,22 @@ macro_rules! stored {
 
 /// The function that makes a core field into what the frame keeps (see [`stored!`]).
 macro_rules! store {
-    () => { $crate::stored::store_value };
-    (list) => { $crate::stored::store_list };
+    () => {
+        $crate::stored::store_value
+    };
+    (list) => {
+        $crate::stored::store_list
+    };
 }
 
 /// The function that turns what the frame keeps back into the core field (see [`stored!`]).
 macro_rules! load {
-    () => { $crate::stored::load_value };
-    (list) => { $crate::stored::load_list };
+    () => {
+        $crate::stored::load_value
+    };
+    (list) => {
+        $crate::stored::load_list
+    };
 }
 
 pub(crate) use {load, store, stored};
