@@ -17,6 +17,7 @@ mod schema;
 mod stored;
 mod stream;
 mod supervise;
+mod tool_heads;
 mod untrack;
 mod writer;
 

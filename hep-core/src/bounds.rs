@@ -49,15 +49,22 @@ fn prefix_within(s: &str, units: usize) -> (usize, usize) {
 /// (or one fewer, rather than split a surrogate pair) followed by `…(+N chars)`, N being
 /// the number of units cut.
 pub fn cap(text: &str, limit: usize) -> String {
-    let total = utf16_len(text);
-    if total <= limit {
-        return text.to_owned();
+    cap_head(text, utf16_len(text), limit)
+}
+
+/// [`cap`] of a text the caller holds only the head of: `head` is its first `limit + 1`
+/// characters (all of it when it is shorter) and `units` the whole text's length in UTF-16
+/// code units. The result is what [`cap`] gives for the whole text, without the whole text
+/// ever being copied.
+pub fn cap_head(head: &str, units: usize, limit: usize) -> String {
+    if units <= limit {
+        return head.to_owned();
     }
-    let (end, kept) = prefix_within(text, limit);
+    let (end, kept) = prefix_within(head, limit);
     let mut out = String::with_capacity(end + 16);
-    out.push_str(text.get(..end).unwrap_or_default());
+    out.push_str(head.get(..end).unwrap_or_default());
     out.push_str("…(+");
-    out.push_str(&(total - kept).to_string());
+    out.push_str(&units.saturating_sub(kept).to_string());
     out.push_str(" chars)");
     out
 }
@@ -132,6 +139,18 @@ mod tests {
     #[test]
     fn cap_never_splits_a_pair() {
         assert_eq!(cap("ab😀cd", 3), "ab…(+4 chars)");
+    }
+
+    #[test]
+    fn cap_head_is_cap_of_the_whole_text() {
+        let texts =
+            ["", "abc", "abcd", "abcdef", "ab😀cd", "a😀😀😀😀", "é€😀x".repeat(9).as_str(), "😀"].map(str::to_owned);
+        for text in texts {
+            for limit in [0, 1, 2, 3, 4, 5, 8] {
+                let head: String = text.chars().take(limit + 1).collect();
+                assert_eq!(cap_head(&head, utf16_len(&text), limit), cap(&text, limit), "{text:?} at {limit}");
+            }
+        }
     }
 
     #[test]
