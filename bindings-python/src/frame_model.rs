@@ -124,7 +124,7 @@ frame_classes! {
             /// The round's assistant text (text blocks joined with `"\n"`).
             message,
             /// Results of the round's tool calls.
-            tool_results: list,
+            tool_results,
             /// Token counts and cost of the round.
             usage,
             /// Provider stop reason (`"stop"`, `"toolUse"`, `"length"`, ...).

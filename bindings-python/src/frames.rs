@@ -1,8 +1,7 @@
 //! One frozen Python class per frame type (`hep.MessageDelta`, ...) and `hep.UnknownFrame`,
 //! made by [`frame_classes!`] from the list in `frame_model.rs` (generated from hep-core's
-//! frame model by `make codegen`). A known frame makes each field's Python object once, when
-//! it is made (`stored.rs`), and Python reads them as plain struct members; it keeps the line
-//! it came from.
+//! frame model by `make codegen`). Each wraps the core struct and the line it came from;
+//! fields are read on access.
 
 use crate::errors::check;
 use hep_core::{Frame, encode};
@@ -25,11 +24,10 @@ pub(crate) fn frame_line(py: Python<'_>, frame: &Frame) -> PyResult<String> {
 
 /// The Python classes of the frames, from the list `frame_model.rs` gives:
 ///
-/// - each known frame type: `$class` holds the fields of the core struct `$inner` (the
-///   payload of `Frame::$variant`) as Python objects and is `hep.$name`, with `type` the wire
-///   type `$wire`; its fields, in the wire's order, are keyword arguments of its constructor,
-///   read-only members and its `__match_args__` (a list field, marked `: list`, is read as a
-///   new list each time); `raw` and `line` say where it was read;
+/// - each known frame type: `$class` wraps the core struct `$inner` (the payload of
+///   `Frame::$variant`) and is `hep.$name`, with `type` the wire type `$wire`; its fields, in
+///   the wire's order, are keyword arguments of its constructor, read-only properties and
+///   its `__match_args__`; `raw` and `line` say where it was read;
 /// - the unknown frame: `$unknown` wraps [`hep_core::UnknownFrame`], its `type` is
 ///   [`UNKNOWN_TYPE`] and its fields (the wire `frame_type`, `turn_id`, `raw`) are
 ///   properties; only parsing makes one.
@@ -42,7 +40,7 @@ macro_rules! frame_classes {
         known {$(
             $(#[$doc:meta])*
             $class:ident $name:literal $wire:literal $variant:ident($inner:ident) {
-                $( $(#[$field_doc:meta])* $field:ident $(: $kind:ident)? ),* $(,)?
+                $( $(#[$field_doc:meta])* $field:ident ),* $(,)?
             }
         )*}
         unknown {
@@ -56,50 +54,40 @@ macro_rules! frame_classes {
             $(#[$doc])*
             #[::pyo3::pyclass(frozen, module = "hep", name = $name)]
             pub(crate) struct $class {
-                $(
-                    $(#[$field_doc])*
-                    #[pyo3(get)]
-                    $field: $crate::stored::stored!($($kind)?),
-                )*
-                /// The wire `type`.
-                #[pyo3(get, name = "type")]
-                frame_type: ::pyo3::Py<::pyo3::types::PyString>,
-                raw: Option<String>,
-                line: Option<u64>,
-            }
-
-            impl $class {
-                /// The Python object of a core frame: every field made once, here.
-                fn from_core(py: ::pyo3::Python<'_>, inner: $inner, raw: Option<String>, line: Option<u64>) -> ::pyo3::PyResult<Self> {
-                    Ok(Self {
-                        $($field: $crate::stored::store!($($kind)?)(py, &inner.$field)?,)*
-                        frame_type: ::pyo3::intern!(py, $wire).clone().unbind(),
-                        raw,
-                        line,
-                    })
-                }
-
-                /// The core frame again, from the fields' Python objects.
-                pub(crate) fn to_core(&self, py: ::pyo3::Python<'_>) -> ::pyo3::PyResult<$inner> {
-                    Ok($inner { $($field: $crate::stored::load!($($kind)?)(py, &self.$field)?),* })
-                }
+                pub(crate) inner: $inner,
+                pub(crate) raw: Option<String>,
+                pub(crate) line: Option<u64>,
             }
 
             #[::pyo3::pymethods]
             impl $class {
                 #[new]
                 #[pyo3(signature = (**kwargs))]
-                fn new(py: ::pyo3::Python<'_>, kwargs: Option<&::pyo3::Bound<'_, ::pyo3::types::PyDict>>) -> ::pyo3::PyResult<Self> {
+                fn new(kwargs: Option<&::pyo3::Bound<'_, ::pyo3::types::PyDict>>) -> ::pyo3::PyResult<Self> {
                     $crate::boundary::guard(|| {
                         $crate::fields::refuse_unknown(kwargs, $name, &[$(stringify!($field)),*])?;
                         let inner = $inner { $($field: $crate::fields::take(kwargs, stringify!($field))?),* };
-                        Self::from_core(py, inner, None, None)
+                        Ok(Self { inner, raw: None, line: None })
                     })
                 }
 
                 #[classattr]
                 fn __match_args__(py: ::pyo3::Python<'_>) -> ::pyo3::PyResult<::pyo3::Py<::pyo3::types::PyTuple>> {
                     Ok(::pyo3::types::PyTuple::new(py, [$(stringify!($field)),*])?.unbind())
+                }
+
+                $(
+                    $(#[$field_doc])*
+                    #[getter]
+                    fn $field(&self, py: ::pyo3::Python<'_>) -> ::pyo3::PyResult<::pyo3::Py<::pyo3::PyAny>> {
+                        $crate::boundary::guard(|| $crate::fields::Field::to_py(&self.inner.$field, py))
+                    }
+                )*
+
+                /// The wire `type`.
+                #[getter(r#type)]
+                fn frame_type(&self, py: ::pyo3::Python<'_>) -> ::pyo3::Py<::pyo3::types::PyString> {
+                    ::pyo3::intern!(py, $wire).clone().unbind()
                 }
 
                 /// The line this frame was read from (`None` for a frame built in Python).
@@ -116,32 +104,24 @@ macro_rules! frame_classes {
 
                 /// The exact bytes the reference emitter writes for this frame (no newline).
                 fn to_json(&self, py: ::pyo3::Python<'_>) -> ::pyo3::PyResult<String> {
-                    $crate::boundary::guard(|| {
-                        let frame = ::hep_core::Frame::$variant(self.to_core(py)?);
-                        $crate::frames::frame_line(py, &frame)
-                    })
+                    let frame = ::hep_core::Frame::$variant(self.inner.clone());
+                    $crate::boundary::guard(|| $crate::frames::frame_line(py, &frame))
                 }
 
                 /// The frame as a dict, keys in the protocol's order.
                 fn to_dict(&self, py: ::pyo3::Python<'_>) -> ::pyo3::PyResult<::pyo3::Py<::pyo3::PyAny>> {
-                    $crate::boundary::guard(|| {
-                        let frame = ::hep_core::Frame::$variant(self.to_core(py)?);
-                        $crate::frames::frame_dict(py, &frame)
-                    })
+                    let frame = ::hep_core::Frame::$variant(self.inner.clone());
+                    $crate::boundary::guard(|| $crate::frames::frame_dict(py, &frame))
                 }
 
-                fn __eq__(&self, py: ::pyo3::Python<'_>, other: &::pyo3::Bound<'_, ::pyo3::PyAny>) -> ::pyo3::PyResult<bool> {
-                    match other.cast::<Self>() {
-                        Ok(o) => $crate::boundary::guard(|| Ok(o.get().to_core(py)? == self.to_core(py)?)),
-                        Err(_) => Ok(false),
-                    }
+                fn __eq__(&self, other: &::pyo3::Bound<'_, ::pyo3::PyAny>) -> bool {
+                    other.cast::<Self>().is_ok_and(|o| o.get().inner == self.inner)
                 }
 
-                fn __repr__(slf: &::pyo3::Bound<'_, Self>) -> ::pyo3::PyResult<String> {
-                    use ::pyo3::types::PyAnyMethods;
+                fn __repr__(&self, py: ::pyo3::Python<'_>) -> ::pyo3::PyResult<String> {
                     $crate::boundary::guard(|| {
-                        let fields = [$((stringify!($field), slf.getattr(stringify!($field))?.unbind())),*];
-                        $crate::fields::repr_of(slf.py(), $name, &fields)
+                        let fields = [$((stringify!($field), $crate::fields::Field::to_py(&self.inner.$field, py)?)),*];
+                        $crate::fields::repr_of(py, $name, &fields)
                     })
                 }
             }
@@ -216,7 +196,7 @@ macro_rules! frame_classes {
             use $crate::untrack::untrack;
             Ok(match frame {
                 $(::hep_core::Frame::$variant(inner) => {
-                    untrack(::pyo3::Bound::new(py, $class::from_core(py, inner, raw, line)?)?).into_any().unbind()
+                    untrack(::pyo3::Bound::new(py, $class { inner, raw, line })?).into_any().unbind()
                 })*
                 ::hep_core::Frame::Unknown(inner) => {
                     untrack(::pyo3::Bound::new(py, $unknown { inner, line })?).into_any().unbind()
@@ -229,7 +209,7 @@ macro_rules! frame_classes {
             use ::pyo3::types::PyAnyMethods;
             $(
                 if let Ok(f) = ob.cast::<$class>() {
-                    return Ok(::hep_core::Frame::$variant(f.get().to_core(ob.py())?));
+                    return Ok(::hep_core::Frame::$variant(f.get().inner.clone()));
                 }
             )*
             if let Ok(f) = ob.cast::<$unknown>() {

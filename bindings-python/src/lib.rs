@@ -14,7 +14,6 @@ mod records;
 mod result;
 mod sanitize;
 mod schema;
-mod stored;
 mod stream;
 mod supervise;
 mod tool_heads;

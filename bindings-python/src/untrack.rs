@@ -1,8 +1,6 @@
-//! Frames and their values hold only Rust data and the objects made from it when the frame
-//! was made (`str`, `int`, `float`, `bool`, `None`, `hep.Usage`, `hep.ToolResult` and tuples
-//! of them, never an object from the caller), so they can never be part of a reference cycle:
-//! they are taken out of the cycle collector's lists, which a stream of frames would otherwise
-//! make it traverse again and again.
+//! Frames and their values hold only Rust data, so they can never be part of a reference
+//! cycle: they are taken out of the cycle collector's lists, which a stream of frames would
+//! otherwise make it traverse again and again.
 
 use pyo3::prelude::*;
 

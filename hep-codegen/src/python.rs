@@ -89,14 +89,11 @@ fn rust_doc(doc: &str, indent: &str) -> String {
     comment_lines(&plain_links(doc), &format!("{indent}/// "))
 }
 
-/// Each field's doc and name; a list field is marked `: list` (a frame keeps it as a tuple
-/// and hands out a new list on each read).
 fn rust_fields(fields: &[Field], indent: &str) -> String {
     let mut out = String::new();
     for field in fields {
         out.push_str(&rust_doc(&field.doc, indent));
-        let kind = if matches!(field.ty, Type::List(_)) { ": list" } else { "" };
-        let _ = writeln!(out, "{indent}{}{kind},", field.name);
+        let _ = writeln!(out, "{indent}{},", field.name);
     }
     out
 }
