@@ -42,11 +42,20 @@ impl Sink {
         Err(PyTypeError::new_err("out must be a text or binary file, or a callable taking each line"))
     }
 
-    /// Writes `line` and its `\n` in one call (flushing a file), and returns `line`. The
-    /// UTF-8 line is decoded once: the text handed to the sink is that `str` plus `"\n"`.
+    /// Writes `line` and its `\n` in one call (flushing a file), and returns `line`. A line
+    /// that is not ASCII is decoded from UTF-8 once, the sink getting that `str` plus `"\n"`;
+    /// an ASCII line (which CPython makes by a plain copy) is made twice, which is cheaper
+    /// than a concatenation.
     fn put(&self, py: Python<'_>, mut line: String) -> PyResult<Py<PyString>> {
         let returned = PyString::new(py, &line);
-        let with_newline = || returned.add(intern!(py, "\n"));
+        let ascii = line.is_ascii();
+        line.push('\n');
+        let with_newline = || -> PyResult<Bound<'_, PyAny>> {
+            if ascii {
+                return Ok(PyString::new(py, &line).into_any());
+            }
+            returned.add(intern!(py, "\n"))
+        };
         match self {
             Self::Call(call) => {
                 call.call1(py, (with_newline()?,))?;
@@ -56,7 +65,6 @@ impl Sink {
                 flush.call0(py)?;
             }
             Self::Binary { write, flush } => {
-                line.push('\n');
                 write.call1(py, (PyBytes::new(py, line.as_bytes()),))?;
                 flush.call0(py)?;
             }
