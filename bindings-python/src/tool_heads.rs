@@ -49,12 +49,12 @@ fn head_of(ob: &Bound<'_, PyAny>) -> PyResult<Head> {
     Ok(Head { id: take(dict, "id")?, name: take(dict, "name")?, ok: take(dict, "ok")?, head, units })
 }
 
-/// The head and UTF-16 length of the mapping's `text` when it is a `str` longer than the
-/// cap with no lone surrogate; `None` otherwise (the whole conversion then reads it, and
-/// raises what it raises).
+/// The head and UTF-16 length of the mapping's `text` when it is a `str` (not a subclass,
+/// whose length and slices could be its own) longer than the cap with no lone surrogate;
+/// `None` otherwise (the whole conversion then reads it, and raises what it raises).
 fn text_head(dict: &Bound<'_, PyDict>) -> PyResult<Option<(String, usize)>> {
     let Some(text) = dict.get_item("text")? else { return Ok(None) };
-    let Ok(text) = text.cast::<PyString>() else { return Ok(None) };
+    let Ok(text) = text.cast_exact::<PyString>() else { return Ok(None) };
     let chars = text.len()?;
     if chars <= TOOL_RESULT_CAP + 1 {
         return Ok(None);

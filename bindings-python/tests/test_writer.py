@@ -266,3 +266,21 @@ def test_turn_done_refuses_a_lone_surrogate_past_the_cap() -> None:
     writer = hep.Writer(lambda line: None, "1")
     with pytest.raises(UnicodeEncodeError):
         writer.turn_done("m", [{"id": "c1", "name": "bash", "ok": True, "text": "x" * 3000 + "\ud800"}], {"input": 1, "output": 2, "cost": 0.5}, "stop")
+
+
+def test_turn_done_reads_a_str_subclass_text_whole() -> None:
+    """A `str` subclass may answer `len` and slicing its own way: its text is read whole."""
+
+    class Shifty(str):
+        def __len__(self) -> int:
+            return 5000
+
+        def __getitem__(self, key: Any) -> str:
+            return "x"
+
+    lines: List[str] = []
+    usage = {"input": 1, "output": 2, "cost": 0.5}
+    for text in (Shifty("é" * 3000), "é" * 3000):
+        writer = hep.Writer(lines.append, "1")
+        writer.turn_done("m", [{"id": "c1", "name": "bash", "ok": True, "text": text}], usage, "stop")
+    assert lines[0] == lines[1] and "…(+1000 chars)" in lines[0]
