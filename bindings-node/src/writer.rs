@@ -10,8 +10,8 @@
 use crate::boundary::guard;
 use crate::errors::{Failure, Outcome};
 use crate::text::{js_string, utf8, with_utf8, with_utf8_head};
-use hep_core::writer::Emitter;
-use hep_core::{ArgsMode, LivenessAction, ToolResult, Usage, bounds};
+use hep_core::writer::{Emitter, ToolHead};
+use hep_core::{ArgsMode, LivenessAction, Usage, bounds};
 use napi::JsString;
 use napi::bindgen_prelude::Env;
 use napi_derive::napi;
@@ -193,15 +193,19 @@ pub fn writer_turn_done<'env>(
     stop_reason: JsString<'_>,
 ) -> Written<'env> {
     line(env, id, |w| {
-        let mut results = Vec::with_capacity(texts.len());
-        for (((id, name), ok), text) in ids.into_iter().zip(names).zip(oks).zip(&texts) {
-            let text = with_utf8_head(text, bounds::TOOL_RESULT_CAP + 1, |head, total| {
-                bounds::cap_head(head, total, bounds::TOOL_RESULT_CAP)
-            })?;
-            results.push(ToolResult { id, name, ok, text });
+        let mut heads = Vec::with_capacity(texts.len());
+        for text in &texts {
+            heads.push(with_utf8_head(text, bounds::TOOL_RESULT_CAP + 1, |head, units| (head.to_owned(), units))?);
         }
+        let results: Vec<ToolHead<'_>> = ids
+            .iter()
+            .zip(&names)
+            .zip(&oks)
+            .zip(&heads)
+            .map(|(((id, name), &ok), (head, units))| ToolHead { id, name, ok, head, units: *units })
+            .collect();
         let usage = Usage { input: uint(input), output: uint(output), cost };
-        Ok(w.emitter.turn_done_capped(&utf8(&message)?, results, usage, &utf8(&stop_reason)?)?)
+        Ok(w.emitter.turn_done_heads(&utf8(&message)?, &results, usage, &utf8(&stop_reason)?)?)
     })
 }
 

@@ -52,7 +52,7 @@ macro_rules! frame_classes {
     ) => {
         $(
             $(#[$doc])*
-            #[::pyo3::pyclass(frozen, freelist = 1024, module = "hep", name = $name)]
+            #[::pyo3::pyclass(frozen, module = "hep", name = $name)]
             pub(crate) struct $class {
                 pub(crate) inner: $inner,
                 pub(crate) raw: Option<String>,
@@ -86,8 +86,8 @@ macro_rules! frame_classes {
 
                 /// The wire `type`.
                 #[getter(r#type)]
-                fn frame_type(&self) -> &'static str {
-                    $wire
+                fn frame_type(&self, py: ::pyo3::Python<'_>) -> ::pyo3::Py<::pyo3::types::PyString> {
+                    ::pyo3::intern!(py, $wire).clone().unbind()
                 }
 
                 /// The line this frame was read from (`None` for a frame built in Python).

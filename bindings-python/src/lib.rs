@@ -16,6 +16,7 @@ mod sanitize;
 mod schema;
 mod stream;
 mod supervise;
+mod tool_heads;
 mod untrack;
 mod writer;
 

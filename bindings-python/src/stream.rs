@@ -63,13 +63,13 @@ impl PyStream {
     /// object as it comes; a halt is raised with the frames so far.
     fn run(&mut self, py: Python<'_>, bytes: Option<&[u8]>) -> PyResult<Py<PyList>> {
         let stream = self.stream.as_mut().ok_or_else(|| PyRuntimeError::new_err("the stream is finished"))?;
-        let frames = PyList::empty(py);
+        let mut frames = Vec::new();
         let (mut failure, mut halt) = (None, None);
         let mut on_event = |event| match event {
-            Event::Frame(r) if failure.is_none() => {
-                let made = frame_to_py(py, r.frame, Some(r.raw), Some(r.line)).and_then(|f| frames.append(f));
-                failure = made.err();
-            }
+            Event::Frame(r) if failure.is_none() => match frame_to_py(py, r.frame, Some(r.raw), Some(r.line)) {
+                Ok(frame) => frames.push(frame),
+                Err(e) => failure = Some(e),
+            },
             Event::Halted(e) => halt = Some(e),
             Event::Frame(_) | Event::Violation(_) | Event::Skipped(_) => {}
         };
@@ -80,6 +80,8 @@ impl PyStream {
         if let Some(e) = failure {
             return Err(e);
         }
+        // One list made at the end takes each frame's reference (no append, no growth).
+        let frames = PyList::new(py, frames)?;
         if let Some(e) = halt {
             let err = to_py(py, &e);
             err.value(py).setattr("frames", &frames)?;

@@ -5,9 +5,11 @@ use crate::args::{args_mode, args_to_core};
 use crate::boundary::guard;
 use crate::errors::check;
 use crate::fields::Field;
-use hep_core::writer::{Emitter, ToolOutcome};
-use hep_core::{LivenessAction, Result as CoreResult, ToolResult, Usage};
+use crate::tool_heads::{Head, heads_of};
+use hep_core::writer::{Emitter, ToolHead};
+use hep_core::{LivenessAction, Result as CoreResult, Usage};
 use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use pyo3::{PyTraverseError, PyVisit};
@@ -40,16 +42,26 @@ impl Sink {
         Err(PyTypeError::new_err("out must be a text or binary file, or a callable taking each line"))
     }
 
-    /// Writes `line` and its `\n` in one call (flushing a file), and returns `line`.
+    /// Writes `line` and its `\n` in one call (flushing a file), and returns `line`. A line
+    /// that is not ASCII is decoded from UTF-8 once, the sink getting that `str` plus `"\n"`;
+    /// an ASCII line (which CPython makes by a plain copy) is made twice, which is cheaper
+    /// than a concatenation.
     fn put(&self, py: Python<'_>, mut line: String) -> PyResult<Py<PyString>> {
         let returned = PyString::new(py, &line);
+        let ascii = line.is_ascii();
         line.push('\n');
+        let with_newline = || -> PyResult<Bound<'_, PyAny>> {
+            if ascii {
+                return Ok(PyString::new(py, &line).into_any());
+            }
+            returned.add(intern!(py, "\n"))
+        };
         match self {
             Self::Call(call) => {
-                call.call1(py, (PyString::new(py, &line),))?;
+                call.call1(py, (with_newline()?,))?;
             }
             Self::Text { write, flush } => {
-                write.call1(py, (PyString::new(py, &line),))?;
+                write.call1(py, (with_newline()?,))?;
                 flush.call0(py)?;
             }
             Self::Binary { write, flush } => {
@@ -183,10 +195,9 @@ impl PyWriter {
         stop_reason: &str,
     ) -> Written {
         guard(|| {
-            let results = Vec::<ToolResult>::from_py(tool_results)?;
-            let outcomes: Vec<ToolOutcome<'_>> =
-                results.iter().map(|r| ToolOutcome { id: &r.id, name: &r.name, ok: r.ok, text: &r.text }).collect();
-            let line = self.emitter.turn_done(message, &outcomes, Usage::from_py(usage)?, stop_reason);
+            let results = heads_of(tool_results)?;
+            let heads: Vec<ToolHead<'_>> = results.iter().map(Head::as_core).collect();
+            let line = self.emitter.turn_done_heads(message, &heads, Usage::from_py(usage)?, stop_reason);
             put(py, &self.sink, line)
         })
     }

@@ -77,6 +77,13 @@ def test_frames_are_frozen(cls: Type[Any]) -> None:
     assert frame.to_json() == before
 
 
+@pytest.mark.parametrize("cls", KNOWN, ids=known_ids)
+def test_the_type_of_every_frame_of_a_class_is_one_str(cls: Type[Any]) -> None:
+    """`type` is the class's one interned `str`, not a new one on each read."""
+    one, other = hep.parse_line(SAMPLES[cls]), hep.parse_line(SAMPLES[cls])
+    assert one.type is other.type is one.type == json.loads(SAMPLES[cls])["type"]
+
+
 def test_nested_values_are_frozen_and_lists_are_copies() -> None:
     frame = sample(hep.TurnDone)
     with pytest.raises(AttributeError):

@@ -240,3 +240,47 @@ def test_writer_sink_errors_propagate() -> None:
     w = hep.Writer(broken, "1.2.3")
     with pytest.raises(OSError, match="disk full"):
         w.header("s")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["short", "a" * 2001, "a" * 2002, "é😀" * 1500, "😀" * 2001, "a" * 1999 + "😀" + "b" * 5, "€" * 5000],
+    ids=["short", "2001", "2002", "accents-astral", "astral", "pair-at-cap", "bmp"],
+)
+def test_turn_done_caps_a_mapping_text_as_a_tool_result_text(text: str) -> None:
+    """A long text given in a mapping is read by its head and length (never converted whole):
+    the line is the one a `hep.ToolResult` holding the whole text gives."""
+    lines: List[str] = []
+    usage = {"input": 1, "output": 2, "cost": 0.5}
+    for result in ({"id": "c1", "name": "bash", "ok": True, "text": text}, hep.ToolResult(id="c1", name="bash", ok=True, text=text)):
+        writer = hep.Writer(lines.append, "1")
+        writer.agent_start()
+        writer.turn_done("m", [result], usage, "stop")
+    assert lines[1] == lines[3]
+    capped = json.loads(lines[1])["tool_results"][0]["text"]
+    units = len(text.encode("utf-16-le")) // 2
+    assert capped == text if units <= 2000 else capped.endswith(" chars)") and "…(+" in capped
+
+
+def test_turn_done_refuses_a_lone_surrogate_past_the_cap() -> None:
+    writer = hep.Writer(lambda line: None, "1")
+    with pytest.raises(UnicodeEncodeError):
+        writer.turn_done("m", [{"id": "c1", "name": "bash", "ok": True, "text": "x" * 3000 + "\ud800"}], {"input": 1, "output": 2, "cost": 0.5}, "stop")
+
+
+def test_turn_done_reads_a_str_subclass_text_whole() -> None:
+    """A `str` subclass may answer `len` and slicing its own way: its text is read whole."""
+
+    class Shifty(str):
+        def __len__(self) -> int:
+            return 5000
+
+        def __getitem__(self, key: Any) -> str:
+            return "x"
+
+    lines: List[str] = []
+    usage = {"input": 1, "output": 2, "cost": 0.5}
+    for text in (Shifty("é" * 3000), "é" * 3000):
+        writer = hep.Writer(lines.append, "1")
+        writer.turn_done("m", [{"id": "c1", "name": "bash", "ok": True, "text": text}], usage, "stop")
+    assert lines[0] == lines[1] and "…(+1000 chars)" in lines[0]

@@ -70,19 +70,21 @@ pub fn cap(text: &str, limit: usize) -> String {
     cap_head(text, utf16_len(text), limit)
 }
 
-/// [`cap`] from the start of a text and its length, for a host that can read a prefix of
-/// its strings without converting all of a long one (JavaScript, Python): `head` is the text's
-/// first `min(total, limit + 1)` UTF-16 code units as UTF-8 (a lone surrogate as U+FFFD, as
-/// any conversion of the whole text to UTF-8 makes it) and `total` its length in units.
-pub fn cap_head(head: &str, total: usize, limit: usize) -> String {
-    if total <= limit {
+/// [`cap`] of a text the caller holds only the start of, for a host that can read a prefix
+/// of its strings without converting all of a long one (JavaScript, Python): `head` is at
+/// least the text's first `limit + 1` UTF-16 code units (its first `limit + 1` characters
+/// are enough; all of it when shorter) as UTF-8, a lone surrogate as U+FFFD as any
+/// conversion of the whole text makes it, and `units` the whole text's length in UTF-16 code
+/// units. The result is what [`cap`] gives for the whole text.
+pub fn cap_head(head: &str, units: usize, limit: usize) -> String {
+    if units <= limit {
         return head.to_owned();
     }
     let (end, kept) = prefix_within(head, limit);
     let mut out = String::with_capacity(end + 16);
     out.push_str(head.get(..end).unwrap_or_default());
     out.push_str("…(+");
-    out.push_str(&(total - kept).to_string());
+    out.push_str(&units.saturating_sub(kept).to_string());
     out.push_str(" chars)");
     out
 }
@@ -188,7 +190,7 @@ mod tests {
         /// `cap_head` of a text's first units and its length is `cap` of the whole text,
         /// both converted to UTF-8 as a UTF-16 host converts them.
         #[test]
-        fn cap_head_is_cap_of_the_whole_text(
+        fn cap_head_of_utf16_units_is_cap_of_the_whole_text(
             units in proptest::collection::vec(
                 proptest::prop_oneof![0x20u16..0x80, 0xd800u16..0xdc00, 0xdc00u16..0xe000, 0x4e00u16..0x4e10],
                 0..40,
@@ -198,6 +200,18 @@ mod tests {
             let head = String::from_utf16_lossy(units.get(..units.len().min(limit + 1)).unwrap_or_default());
             let whole = String::from_utf16_lossy(&units);
             proptest::prop_assert_eq!(cap_head(&head, units.len(), limit), cap(&whole, limit));
+        }
+    }
+
+    #[test]
+    fn cap_head_of_characters_is_cap_of_the_whole_text() {
+        let texts =
+            ["", "abc", "abcd", "abcdef", "ab😀cd", "a😀😀😀😀", "é€😀x".repeat(9).as_str(), "😀"].map(str::to_owned);
+        for text in texts {
+            for limit in [0, 1, 2, 3, 4, 5, 8] {
+                let head: String = text.chars().take(limit + 1).collect();
+                assert_eq!(cap_head(&head, utf16_len(&text), limit), cap(&text, limit), "{text:?} at {limit}");
+            }
         }
     }
 

@@ -23,6 +23,22 @@ pub struct ToolOutcome<'a> {
     pub text: &'a str,
 }
 
+/// One tool result whose text the caller holds only the head of (see [`bounds::cap_head`]):
+/// what a binding passes when reading a whole long text would cost more than the cap keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolHead<'a> {
+    /// Tool call id.
+    pub id: &'a str,
+    /// Tool name.
+    pub name: &'a str,
+    /// Whether the call succeeded.
+    pub ok: bool,
+    /// The text's first [`bounds::TOOL_RESULT_CAP`]` + 1` characters (all of it when shorter).
+    pub head: &'a str,
+    /// The whole text's length in UTF-16 code units.
+    pub units: usize,
+}
+
 /// The turn-id state machine of the reference emitter, producing one line per frame.
 ///
 /// Every method returns `Ok(Some(line))` (without `\n`) when it emits, `Ok(None)` when the
@@ -190,13 +206,32 @@ impl Emitter {
                 text: bounds::cap(r.text, bounds::TOOL_RESULT_CAP),
             })
             .collect();
-        self.turn_done_capped(message, tool_results, usage, stop_reason)
+        self.turn_done_bounded(message, tool_results, usage, stop_reason)
     }
 
-    /// [`Emitter::turn_done`] with tool results whose texts are already capped at
-    /// [`bounds::TOOL_RESULT_CAP`] (by [`bounds::cap`] or [`bounds::cap_head`]): for a
-    /// binding that caps a long text without converting all of it.
-    pub fn turn_done_capped(
+    /// [`Emitter::turn_done`] with each tool result given by its text's head and length: the
+    /// same line, without the caller copying the whole of a long text.
+    pub fn turn_done_heads(
+        &mut self,
+        message: &str,
+        tool_results: &[ToolHead<'_>],
+        usage: Usage,
+        stop_reason: &str,
+    ) -> Result<Option<String>> {
+        let tool_results = tool_results
+            .iter()
+            .map(|r| ToolResult {
+                id: r.id.to_owned(),
+                name: r.name.to_owned(),
+                ok: r.ok,
+                text: bounds::cap_head(r.head, r.units, bounds::TOOL_RESULT_CAP),
+            })
+            .collect();
+        self.turn_done_bounded(message, tool_results, usage, stop_reason)
+    }
+
+    /// `turn_done` with tool results already capped.
+    fn turn_done_bounded(
         &mut self,
         message: &str,
         tool_results: Vec<ToolResult>,
@@ -340,6 +375,22 @@ mod tests {
         assert_eq!(e.current_turn_id(), 0);
         assert!(e.compaction_end(MAX_INT + 1).is_err());
         assert_eq!(e.compaction_end(5).unwrap().unwrap(), r#"{"type":"compaction_end","turn_id":0,"tokens_freed":5}"#);
+    }
+
+    #[test]
+    fn turn_done_heads_writes_what_turn_done_writes() {
+        let long = "é😀ab".repeat(800);
+        for text in ["", "short", long.as_str()] {
+            let head: String = text.chars().take(bounds::TOOL_RESULT_CAP + 1).collect();
+            let units = bounds::utf16_len(text);
+            let mut whole = Emitter::new("1", ArgsMode::Summary);
+            let mut heads = Emitter::new("1", ArgsMode::Summary);
+            let outcome = [ToolOutcome { id: "c1", name: "bash", ok: true, text }];
+            let part = [ToolHead { id: "c1", name: "bash", ok: true, head: &head, units }];
+            let expected = whole.turn_done("m", &outcome, Usage::default(), "stop").unwrap();
+            assert_eq!(heads.turn_done_heads("m", &part, Usage::default(), "stop").unwrap(), expected);
+            assert_eq!(heads.current_turn_id(), whole.current_turn_id());
+        }
     }
 
     /// A sink that keeps what it is given and where each flush happened, or refuses writes.
