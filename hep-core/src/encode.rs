@@ -382,6 +382,23 @@ mod tests {
     }
 
     #[test]
+    fn every_control_is_escaped_as_the_reference_does() {
+        for b in 0..0x20u8 {
+            let mut s = String::new();
+            write_str(&mut s, &format!("a{}b", char::from(b)));
+            let want = match b {
+                8 => "\\b".to_owned(),
+                9 => "\\t".to_owned(),
+                10 => "\\n".to_owned(),
+                12 => "\\f".to_owned(),
+                13 => "\\r".to_owned(),
+                _ => format!("\\u{b:04x}"),
+            };
+            assert_eq!(s, format!("\"a{want}b\""), "byte {b:#x}");
+        }
+    }
+
+    #[test]
     fn dart_strings() {
         let mut s = String::new();
         write_str(&mut s, "a\"b\\c\n\u{1}\u{7f}/é\u{2028}\u{8}\u{c}");
