@@ -399,6 +399,24 @@ mod tests {
     }
 
     #[test]
+    fn escapes_are_written_at_every_alignment_as_serde_reads_them_back() {
+        let pieces = ["a", "é", "😀", "\n", "\"", "\\", "\u{1}", "\t", "0123456789abcdef", "日本語"];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..3000 {
+            let mut text = String::new();
+            while text.len() < 70 {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                text.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
+                let mut line = String::new();
+                write_str(&mut line, &text);
+                assert_eq!(serde_json::from_str::<String>(&line).unwrap(), text, "{line}");
+                // serde_json escapes exactly as the reference does for these pieces.
+                assert_eq!(line, serde_json::to_string(&text).unwrap(), "{text:?}");
+            }
+        }
+    }
+
+    #[test]
     fn dart_strings() {
         let mut s = String::new();
         write_str(&mut s, "a\"b\\c\n\u{1}\u{7f}/é\u{2028}\u{8}\u{c}");

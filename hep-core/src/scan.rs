@@ -40,6 +40,7 @@ pub(crate) fn first_special_in_block(block: &[u8; BLOCK]) -> Option<usize> {
 
 /// Index of the first byte of `bytes` that a JSON string cannot hold raw: `"`, `\\`, or a
 /// control character below 0x20.
+#[inline]
 pub(crate) fn find_special(bytes: &[u8]) -> Option<usize> {
     let mut words = bytes.chunks_exact(8);
     let mut offset = 0;
@@ -50,7 +51,16 @@ pub(crate) fn find_special(bytes: &[u8]) -> Option<usize> {
         }
         offset += 8;
     }
-    words.remainder().iter().position(|&b| is_special(b)).map(|i| offset + i)
+    let tail = words.remainder().len();
+    match bytes.last_chunk::<8>() {
+        // The last 8 bytes as one word, overlapping bytes already scanned: their bits are
+        // masked off.
+        Some(last) if tail > 0 => {
+            let mask = special_bytes(u64::from_le_bytes(*last)) & (!0u64 << ((8 - tail) * 8));
+            (mask != 0).then(|| bytes.len() - 8 + (mask.trailing_zeros() / 8) as usize)
+        }
+        _ => words.remainder().iter().position(|&b| is_special(b)).map(|i| offset + i),
+    }
 }
 
 #[cfg(test)]
