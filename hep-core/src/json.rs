@@ -339,38 +339,35 @@ impl<'a> Parser<'a> {
     /// control character, only valid escapes); `None` for anything else, which the careful
     /// loop in [`Parser::string`] reads again to report the first error where it is.
     ///
-    /// Built for dense escapes (log lines: one every dozen bytes): bytes are copied 16 at a
-    /// time and the copy cut back at the first special byte, so a short run costs no
-    /// `memcpy` call; the output is sized from the rest of the line once, and checked as
-    /// UTF-8 once at the end (it is, since every cut falls on an ASCII byte).
+    /// Built for dense escapes (log lines: one every dozen bytes): the output is sized from
+    /// the rest of the line once, and plain runs are copied by [`copy_plain_run`].
     fn unescape_well_formed(&mut self, plain: &'a str) -> Option<String> {
         let bytes = self.bytes();
         let mut pos = self.pos;
-        let mut out = Vec::with_capacity(plain.len() + (bytes.len() - pos));
-        out.extend_from_slice(plain.as_bytes());
+        let mut out = String::with_capacity(plain.len() + (bytes.len() - pos));
+        out.push_str(plain);
         loop {
             match *bytes.get(pos)? {
                 b'"' => break,
                 b'\\' if bytes.get(pos + 1) == Some(&b'u') => {
                     self.pos = pos + 2;
                     let unit = self.hex4(pos).ok()?;
-                    let c = self.surrogate_aware(unit).ok()?;
-                    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                    out.push(self.surrogate_aware(unit).ok()?);
                     pos = self.pos;
                 }
                 b'\\' => {
-                    out.push(simple_escape(*bytes.get(pos + 1)?)? as u8);
+                    out.push(simple_escape(*bytes.get(pos + 1)?)?);
                     pos += 2;
                 }
                 _ => return None,
             }
-            pos += copy_plain_run(bytes.get(pos..)?, &mut out);
+            pos += copy_plain_run(self.src.get(pos..)?, &mut out);
         }
         self.pos = pos + 1;
         if out.capacity() > 2 * out.len() + 64 {
             out.shrink_to_fit();
         }
-        String::from_utf8(out).ok()
+        Some(out)
     }
 
     fn escape(&mut self, out: &mut String) -> Result<()> {
@@ -449,22 +446,33 @@ fn simple_escape(letter: u8) -> Option<char> {
 
 /// Appends the plain run at the start of `rest` (up to its first `"`, `\\` or control
 /// byte) to `out`; returns its length.
-fn copy_plain_run(rest: &[u8], out: &mut Vec<u8>) -> usize {
+///
+/// A 16-byte block that ends on a character boundary is copied as one fixed-size piece and
+/// cut back at its first special byte (ASCII, so the cut is a boundary too): a short run
+/// between escapes then costs no `memcpy` call. Elsewhere the run is found, then copied.
+fn copy_plain_run(rest: &str, out: &mut String) -> usize {
     let mut pos = 0;
-    while let Some(block) = rest.get(pos..).and_then(|r| r.first_chunk::<BLOCK>()) {
-        out.extend_from_slice(block);
-        match first_special_in_block(block) {
-            Some(i) => {
-                out.truncate(out.len() - (BLOCK - i));
-                return pos + i;
+    while let Some(tail) = rest.get(pos..) {
+        match (tail.as_bytes().first_chunk::<BLOCK>(), tail.get(..BLOCK)) {
+            (Some(block), Some(head)) => {
+                let found = first_special_in_block(block);
+                out.push_str(head);
+                match found {
+                    Some(i) => {
+                        out.truncate(out.len() - (BLOCK - i));
+                        return pos + i;
+                    }
+                    None => pos += BLOCK,
+                }
             }
-            None => pos += BLOCK,
+            _ => {
+                let run = find_special(tail.as_bytes()).unwrap_or(tail.len());
+                out.push_str(tail.get(..run).unwrap_or_default());
+                return pos + run;
+            }
         }
     }
-    let tail = rest.get(pos..).unwrap_or_default();
-    let run = find_special(tail).unwrap_or(tail.len());
-    out.extend_from_slice(tail.get(..run).unwrap_or_default());
-    pos + run
+    pos
 }
 
 #[cfg(test)]
@@ -489,8 +497,20 @@ mod tests {
 
     #[test]
     fn dense_escapes_decode_like_serde_at_every_alignment() {
-        let pieces =
-            ["a", "é", "😀", "\\n", "\\\"", "\\\\", "\\u00e9", "\\ud83d\\ude00", "\\/", "\\t", "0123456789abcdef"];
+        let pieces = [
+            "a",
+            "é",
+            "😀",
+            "日本語",
+            "\\n",
+            "\\\"",
+            "\\\\",
+            "\\u00e9",
+            "\\ud83d\\ude00",
+            "\\/",
+            "\\t",
+            "0123456789abcdef",
+        ];
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..3000 {
             let mut content = String::new();
