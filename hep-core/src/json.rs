@@ -320,13 +320,19 @@ impl<'a> Parser<'a> {
             return Ok(Cow::Owned(out));
         }
         self.pos = escaped;
+        self.unescape_carefully(plain).map(Cow::Owned)
+    }
+
+    /// The rest of a string from the first byte that ended its first plain run (`plain`),
+    /// one escape and one run at a time: the first error is reported where it is.
+    fn unescape_carefully(&mut self, plain: &'a str) -> Result<String> {
         let mut out = String::with_capacity(plain.len() + 16);
         out.push_str(plain);
         loop {
             match self.peek() {
                 Some(b'"') => {
                     self.pos += 1;
-                    return Ok(Cow::Owned(out));
+                    return Ok(out);
                 }
                 Some(_) => self.escape(&mut out)?,
                 None => return Err(self.err(ErrorKind::Syntax, "unterminated string")),
@@ -337,7 +343,7 @@ impl<'a> Parser<'a> {
 
     /// The rest of a string from its first backslash, when it is well formed (closed, no
     /// control character, only valid escapes); `None` for anything else, which the careful
-    /// loop in [`Parser::string`] reads again to report the first error where it is.
+    /// loop, [`Parser::unescape_carefully`], reads again to report the first error where it is.
     ///
     /// Built for dense escapes (log lines: one every dozen bytes): the output is sized from
     /// the rest of the line once, and plain runs are copied by [`copy_plain_run`].
@@ -527,6 +533,58 @@ mod tests {
                 assert_eq!(members[0].val, Val::Str(want.into()), "{line}");
             }
         }
+    }
+
+    #[test]
+    fn the_fast_unescape_agrees_with_the_careful_loop_on_random_strings() {
+        let pieces = [
+            "a",
+            "é",
+            "😀",
+            "日本",
+            "\\n",
+            "\\\"",
+            "\\\\",
+            "\\u00e9",
+            "\\ud83d",
+            "\\ude00",
+            "\\u12",
+            "\\x",
+            "\\",
+            "\u{1}",
+            "\t",
+            "\"",
+            "\\/",
+            "0123456789abcdef",
+            "}",
+        ];
+        let mut seed = 0x0123_4567_89ab_cdefu64;
+        let (mut fast, mut careful_ok) = (0, 0);
+        for _ in 0..20_000 {
+            let mut src = String::from("\"");
+            for _ in 0..(seed >> 60) + 1 {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                src.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
+            }
+            src.push_str(if seed & 1 == 0 { "\"}" } else { "" });
+            let mut p = Parser::new(&src);
+            p.pos = 1;
+            let Ok(plain) = p.plain_run() else { continue };
+            if p.peek() != Some(b'\\') {
+                continue;
+            }
+            let mut q = Parser { src: p.src, pos: p.pos, depth: 0 };
+            let careful = q.unescape_carefully(plain);
+            careful_ok += usize::from(careful.is_ok());
+            if let Some(out) = p.unescape_well_formed(plain) {
+                fast += 1;
+                assert_eq!(careful.as_ref(), Ok(&out), "{src:?}");
+                assert_eq!(p.pos, q.pos, "{src:?}");
+            }
+        }
+        // Every string the careful loop accepts, the fast one reads too.
+        assert_eq!(fast, careful_ok);
+        assert!(fast > 1000, "{fast}");
     }
 
     #[test]
