@@ -89,16 +89,19 @@ pub(crate) struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     /// A cursor at the start of `src`.
+    #[inline]
     pub(crate) fn new(src: &'a str) -> Self {
         Self { src, pos: 0, depth: 0 }
     }
 
     /// True when the cursor is past the last byte.
+    #[inline]
     pub(crate) fn at_end(&self) -> bool {
         self.pos >= self.src.len()
     }
 
     /// Advances over `expected` if the input continues with exactly those bytes.
+    #[inline]
     pub(crate) fn eat(&mut self, expected: &[u8]) -> bool {
         let found = self.bytes().get(self.pos..self.pos + expected.len()) == Some(expected);
         if found {
@@ -118,10 +121,12 @@ impl<'a> Parser<'a> {
         found
     }
 
+    #[inline]
     fn bytes(&self) -> &'a [u8] {
         self.src.as_bytes()
     }
 
+    #[inline]
     pub(crate) fn peek(&self) -> Option<u8> {
         self.bytes().get(self.pos).copied()
     }

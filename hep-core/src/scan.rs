@@ -27,6 +27,7 @@ fn is_special(b: u8) -> bool {
 }
 
 /// Index of the first byte of `block` that a JSON string cannot hold raw.
+#[inline]
 pub(crate) fn first_special_in_block(block: &[u8; BLOCK]) -> Option<usize> {
     let (low, high) = block.split_at(8);
     let word = |half: &[u8]| u64::from_le_bytes(half.try_into().unwrap_or([0x20; 8]));

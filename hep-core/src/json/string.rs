@@ -21,6 +21,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads a string starting at its opening quote.
+    #[inline]
     pub(crate) fn string(&mut self) -> Result<Cow<'a, str>> {
         self.pos += 1;
         let plain = self.plain_run()?;
