@@ -1,5 +1,6 @@
 //! The timing harness: warm-up rounds, then repetitions run round-robin over the cases
-//! (so drift in machine load hits every case alike), median reported.
+//! (so drift in machine load hits every case alike), median reported; time is wall-clock
+//! or the thread's own CPU time.
 
 use crate::Failure;
 use crate::cases::Work;
@@ -42,14 +43,47 @@ impl Timing {
     }
 }
 
-/// Runs every case `warmup` times untimed, then `reps` times timed, round-robin.
-pub(crate) fn measure(cases: &mut [Case<'_>], warmup: usize, reps: usize) -> Result<Vec<Timing>, Failure> {
+/// What a run's time is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Clock {
+    /// Wall-clock time (`Instant`).
+    Wall,
+    /// Time this thread spent on a CPU, from Linux's `/proc/thread-self/schedstat`: on a
+    /// machine shared with other jobs it leaves out the time the thread waited for a core.
+    Cpu,
+}
+
+impl Clock {
+    /// Seconds since an arbitrary origin, by this clock.
+    fn now(self, origin: Instant) -> Result<f64, Failure> {
+        match self {
+            Clock::Wall => Ok(origin.elapsed().as_secs_f64()),
+            Clock::Cpu => {
+                let text = std::fs::read_to_string("/proc/thread-self/schedstat")
+                    .map_err(|e| Failure(format!("--clock cpu: /proc/thread-self/schedstat: {e}")))?;
+                let ns: u64 = text.split_whitespace().next().and_then(|t| t.parse().ok()).ok_or_else(|| {
+                    Failure(format!("--clock cpu: /proc/thread-self/schedstat: no CPU time in {text:?}"))
+                })?;
+                Ok(ns as f64 / 1e9)
+            }
+        }
+    }
+}
+
+/// Runs every case `warmup` times untimed, then `reps` times timed by `clock`, round-robin.
+pub(crate) fn measure(
+    cases: &mut [Case<'_>],
+    warmup: usize,
+    reps: usize,
+    clock: Clock,
+) -> Result<Vec<Timing>, Failure> {
+    let origin = Instant::now();
     let mut samples: Vec<(Vec<f64>, Option<Work>)> = cases.iter().map(|_| (Vec::new(), None)).collect();
     for rep in 0..warmup + reps {
         for (case, (times, work)) in cases.iter_mut().zip(samples.iter_mut()) {
-            let start = Instant::now();
+            let start = clock.now(origin)?;
             let done = (case.run)()?;
-            let secs = start.elapsed().as_secs_f64();
+            let secs = clock.now(origin)? - start;
             if done.frames != case.frames {
                 return Err(Failure(format!(
                     "{}: handled {} frames, expected {}",

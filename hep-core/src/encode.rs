@@ -382,6 +382,65 @@ mod tests {
     }
 
     #[test]
+    fn every_control_is_escaped_as_the_reference_does() {
+        for b in 0..0x20u8 {
+            let mut s = String::new();
+            write_str(&mut s, &format!("a{}b", char::from(b)));
+            let want = match b {
+                8 => "\\b".to_owned(),
+                9 => "\\t".to_owned(),
+                10 => "\\n".to_owned(),
+                12 => "\\f".to_owned(),
+                13 => "\\r".to_owned(),
+                _ => format!("\\u{b:04x}"),
+            };
+            assert_eq!(s, format!("\"a{want}b\""), "byte {b:#x}");
+        }
+    }
+
+    #[test]
+    fn escapes_are_written_at_every_alignment_as_serde_reads_them_back() {
+        let pieces = ["a", "é", "😀", "\n", "\"", "\\", "\u{1}", "\t", "0123456789abcdef", "日本語"];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..3000 {
+            let mut text = String::new();
+            while text.len() < 70 {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                text.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
+                let mut line = String::new();
+                write_str(&mut line, &text);
+                assert_eq!(serde_json::from_str::<String>(&line).unwrap(), text, "{line}");
+                // serde_json escapes exactly as the reference does for these pieces.
+                assert_eq!(line, serde_json::to_string(&text).unwrap(), "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_frame_type_round_trips_with_its_own_name() {
+        let lines = [
+            r#"{"type":"hep_header","hep":"v1","fah":"1.2.3","session":"abc"}"#,
+            r#"{"type":"agent_start","turn_id":0}"#,
+            r#"{"type":"message_start","turn_id":9,"role":"assistant"}"#,
+            r#"{"type":"message_delta","turn_id":10,"delta":"hi"}"#,
+            r#"{"type":"tool_start","turn_id":99,"id":"c1","name":"read","args_summary":"x"}"#,
+            r#"{"type":"tool_delta","turn_id":100,"id":"c1","update":"x"}"#,
+            r#"{"type":"tool_liveness","turn_id":255,"id":"c1","name":"bash","action":"heartbeat","elapsed_ms":256,"output_bytes":12,"detail":"d"}"#,
+            r#"{"type":"turn_done","turn_id":1,"message":"m","tool_results":[{"id":"c1","name":"read","ok":true,"text":"t"}],"usage":{"input":12,"output":34,"cost":1.5},"stop_reason":"stop"}"#,
+            r#"{"type":"turn_error","turn_id":3,"error":"e","fatal":false}"#,
+            r#"{"type":"cancelled","turn_id":9007199254740991}"#,
+            r#"{"type":"compaction_start","turn_id":2}"#,
+            r#"{"type":"compaction_end","turn_id":2,"tokens_freed":4200}"#,
+            r#"{"type":"some_future_frame","turn_id":2}"#,
+        ];
+        for line in lines {
+            let frame = crate::decode(line.as_bytes()).unwrap();
+            assert!(encode(&frame).unwrap().starts_with(&format!("{{\"type\":\"{}\"", frame.frame_type())));
+            assert_eq!(encode(&frame).unwrap(), line);
+        }
+    }
+
+    #[test]
     fn dart_strings() {
         let mut s = String::new();
         write_str(&mut s, "a\"b\\c\n\u{1}\u{7f}/é\u{2028}\u{8}\u{c}");

@@ -2,8 +2,9 @@
 //! decoding, positions kept for error reports, `\udxxx` lone surrogates read as U+FFFD.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::scan::find_special;
 use std::borrow::Cow;
+
+mod string;
 
 /// Deepest nesting of arrays and objects accepted in one line.
 pub const MAX_DEPTH: usize = 64;
@@ -88,16 +89,19 @@ pub(crate) struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     /// A cursor at the start of `src`.
+    #[inline]
     pub(crate) fn new(src: &'a str) -> Self {
         Self { src, pos: 0, depth: 0 }
     }
 
     /// True when the cursor is past the last byte.
+    #[inline]
     pub(crate) fn at_end(&self) -> bool {
         self.pos >= self.src.len()
     }
 
     /// Advances over `expected` if the input continues with exactly those bytes.
+    #[inline]
     pub(crate) fn eat(&mut self, expected: &[u8]) -> bool {
         let found = self.bytes().get(self.pos..self.pos + expected.len()) == Some(expected);
         if found {
@@ -117,10 +121,12 @@ impl<'a> Parser<'a> {
         found
     }
 
+    #[inline]
     fn bytes(&self) -> &'a [u8] {
         self.src.as_bytes()
     }
 
+    #[inline]
     pub(crate) fn peek(&self) -> Option<u8> {
         self.bytes().get(self.pos).copied()
     }
@@ -293,125 +299,11 @@ impl<'a> Parser<'a> {
         let text = self.src.get(start..self.pos).unwrap_or_default();
         Ok(Val::Num { text, int })
     }
-
-    /// Advances over plain string content up to the next `"` or `\\`, refusing control
-    /// characters; returns the content skipped.
-    fn plain_run(&mut self) -> Result<&'a str> {
-        let start = self.pos;
-        let rest = self.bytes().get(start..).unwrap_or_default();
-        let stop = find_special(rest).unwrap_or(rest.len());
-        self.pos = start + stop;
-        if self.peek().is_some_and(|b| b < 0x20) {
-            return Err(self.err(ErrorKind::Syntax, "control character inside a string"));
-        }
-        Ok(self.src.get(start..self.pos).unwrap_or_default())
-    }
-
-    /// Reads a string starting at its opening quote.
-    pub(crate) fn string(&mut self) -> Result<Cow<'a, str>> {
-        self.pos += 1;
-        let plain = self.plain_run()?;
-        if self.peek() == Some(b'"') {
-            self.pos += 1;
-            return Ok(Cow::Borrowed(plain));
-        }
-        let mut out = String::with_capacity(plain.len() + 16);
-        out.push_str(plain);
-        loop {
-            match self.peek() {
-                Some(b'"') => {
-                    self.pos += 1;
-                    return Ok(Cow::Owned(out));
-                }
-                Some(_) => self.escape(&mut out)?,
-                None => return Err(self.err(ErrorKind::Syntax, "unterminated string")),
-            }
-            out.push_str(self.plain_run()?);
-        }
-    }
-
-    fn escape(&mut self, out: &mut String) -> Result<()> {
-        let at = self.pos;
-        self.pos += 1;
-        let c = match self.peek() {
-            Some(b'"') => '"',
-            Some(b'\\') => '\\',
-            Some(b'/') => '/',
-            Some(b'b') => '\u{8}',
-            Some(b'f') => '\u{c}',
-            Some(b'n') => '\n',
-            Some(b'r') => '\r',
-            Some(b't') => '\t',
-            Some(b'u') => {
-                self.pos += 1;
-                let unit = self.hex4(at)?;
-                out.push(self.surrogate_aware(unit)?);
-                return Ok(());
-            }
-            _ => {
-                self.pos = at;
-                return Err(self.err(ErrorKind::Syntax, "invalid escape in a string"));
-            }
-        };
-        self.pos += 1;
-        out.push(c);
-        Ok(())
-    }
-
-    fn hex4(&mut self, at: usize) -> Result<u16> {
-        let hex = self.bytes().get(self.pos..self.pos + 4).unwrap_or_default();
-        let text = std::str::from_utf8(hex).ok().filter(|t| t.len() == 4);
-        match text.and_then(|t| u16::from_str_radix(t, 16).ok()) {
-            Some(unit) if text.is_some_and(|t| t.bytes().all(|b| b.is_ascii_hexdigit())) => {
-                self.pos += 4;
-                Ok(unit)
-            }
-            _ => {
-                self.pos = at;
-                Err(self.err(ErrorKind::Syntax, "invalid \\u escape: expected four hex digits"))
-            }
-        }
-    }
-
-    /// Turns a `\u` code unit into a char, pairing a high surrogate with a following
-    /// `\u` low surrogate; a lone surrogate becomes U+FFFD.
-    fn surrogate_aware(&mut self, unit: u16) -> Result<char> {
-        if !(0xd800..0xdc00).contains(&unit) {
-            return Ok(char::from_u32(u32::from(unit)).unwrap_or('\u{fffd}'));
-        }
-        let next = self.pos;
-        if self.bytes().get(next..next + 2) == Some(b"\\u") {
-            self.pos += 2;
-            let low = self.hex4(next)?;
-            if (0xdc00..0xe000).contains(&low) {
-                let code = 0x10000 + ((u32::from(unit) - 0xd800) << 10) + (u32::from(low) - 0xdc00);
-                return Ok(char::from_u32(code).unwrap_or('\u{fffd}'));
-            }
-            self.pos = next;
-        }
-        Ok('\u{fffd}')
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn s(src: &str) -> String {
-        match parse(src).unwrap().1 {
-            Val::Str(s) => s.into_owned(),
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn strings_decode_escapes_and_surrogates() {
-        assert_eq!(s(r#""a\"b\\\/\n\u00e9""#), "a\"b\\/\né");
-        assert_eq!(s(r#""\ud83d\ude00""#), "😀");
-        assert_eq!(s(r#""x\udc00y""#), "x\u{fffd}y");
-        assert_eq!(s(r#""\ud83dz""#), "\u{fffd}z");
-        assert_eq!(s(r#""\ud83d\u0041""#), "\u{fffd}A");
-    }
 
     #[test]
     fn errors_name_kind_and_column() {
