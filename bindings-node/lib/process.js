@@ -54,6 +54,8 @@ class Run extends EventEmitter {
   #reports; // run.stream
   #frames = []; // taken from the supervisor for the loops, from #head on
   #head = 0;
+  #pending = false; // events may wait in the supervisor (an input came since it was emptied)
+  #paused = false; // stdout is paused for the loops (the supervisor's last word on it)
   #waiters = [];
   #error = null; // what iteration throws once the frames before it are taken
   #exited;
@@ -214,6 +216,7 @@ class Run extends EventEmitter {
 
   /** Tells the supervisor what happened (`input` gets the time), then does what it says. */
   #input(input) {
+    this.#pending = true;
     input(now());
     this.#pump();
   }
@@ -240,9 +243,11 @@ class Run extends EventEmitter {
         signalGroup(pid, 'SIGKILL');
         break;
       case 'pause_stdout':
+        this.#paused = true;
         stdout.pause();
         break;
       case 'resume_stdout':
+        this.#paused = false;
         stdout.resume();
         break;
       case 'close_pipes':
@@ -295,7 +300,9 @@ class Run extends EventEmitter {
         this.#frames[this.#head++] = undefined;
         return { value: frame, done: false };
       }
-      const events = this.#sup.pollEvents(BATCH);
+      // Events come only from inputs, each followed by #pump: none wait until the next one.
+      const events = this.#pending ? this.#sup.pollEvents(BATCH) : [];
+      if (events.length < BATCH) this.#pending = false;
       if (events.length > 0) {
         this.#frames = [];
         this.#head = 0;
@@ -303,7 +310,8 @@ class Run extends EventEmitter {
           if (event.kind === 'frame') this.#frames.push(event.frame);
           else if (event.kind === 'halted') this.#error = event.error;
         }
-        this.#pump(); // taking events may resume stdout
+        // Taking events changes nothing else unless stdout is paused (then it may resume).
+        if (this.#paused) this.#pump();
         continue;
       }
       if (this.#error !== null) throw this.#error;
