@@ -589,10 +589,6 @@ bool hep_stream_finish_binary(struct HepStream *stream,
 // `stream` is NULL or a handle from `hep_stream_new`, not yet freed.
 void hep_stream_free(struct HepStream *stream);
 
-// The core's supervision policy: no timeouts, SIGINT then SIGTERM 12 s later then SIGKILL
-// 2 s later, a 2 s drain, the core's stream options. Change fields of the copy.
-struct HepSuperviseOptions hep_supervise_options_default(void);
-
 // Makes a supervisor for a child started at `now_ms`, with `options` (NULL:
 // `hep_supervise_options_default()`), into `*supervisor_out`.
 //
@@ -741,6 +737,10 @@ bool hep_supervisor_result_binary(struct HepSupervisor *sup,
 //
 // `sup` is NULL or a handle from `hep_supervisor_new`, not yet freed.
 void hep_supervisor_free(struct HepSupervisor *sup);
+
+// The core's supervision policy: no timeouts, SIGINT then SIGTERM 12 s later then SIGKILL
+// 2 s later, a 2 s drain, the core's stream options. Change fields of the copy.
+struct HepSuperviseOptions hep_supervise_options_default(void);
 
 // Makes a writer for a harness of version `fah` (the `hep_header.fah`), rendering tool
 // arguments in `args_mode` (a `HepArgsMode`), into `*writer_out`.

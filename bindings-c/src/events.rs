@@ -6,7 +6,8 @@
 use crate::boundary::guard_void;
 use crate::buffers::{HepBatch, HepString, out, put};
 use crate::errors::{Failure, HepError};
-use crate::supervise::{HepCancelReason, HepSupervisor, millis, with};
+use crate::supervise::{HepCancelReason, HepSupervisor, with};
+use crate::supervise_options::millis;
 use hep_core::Event;
 use hep_core::batch::FrameBatch;
 use hep_core::supervise::{Action, CancelReason};

@@ -19,6 +19,7 @@ pub mod events;
 pub mod options;
 pub mod stream;
 pub mod supervise;
+pub mod supervise_options;
 pub mod writer;
 
 pub use buffers::{HepBatch, HepString, HepText};
@@ -26,5 +27,6 @@ pub use errors::{HepError, HepErrorKind};
 pub use events::{HepAction, HepActionKind, HepEvents, HepNotice, HepNoticeKind, HepViolation};
 pub use options::{HepLimits, HepStreamOptions};
 pub use stream::HepStream;
-pub use supervise::{HepCancelReason, HepExitKind, HepSuperviseOptions, HepSupervisor};
+pub use supervise::{HepCancelReason, HepExitKind, HepSupervisor};
+pub use supervise_options::HepSuperviseOptions;
 pub use writer::{HepArgsMode, HepToolResult, HepUsage, HepWriter};

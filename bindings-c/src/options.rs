@@ -41,11 +41,13 @@ pub struct HepStreamOptions {
     pub limits: HepLimits,
 }
 
-fn wide(value: usize) -> u64 {
+/// A size as a C `uint64_t` (saturating).
+pub(crate) fn wide(value: usize) -> u64 {
     u64::try_from(value).unwrap_or(u64::MAX)
 }
 
-fn narrow(value: u64) -> usize {
+/// A C `uint64_t` size as `usize` (saturating).
+pub(crate) fn narrow(value: u64) -> usize {
     usize::try_from(value).unwrap_or(usize::MAX)
 }
 
