@@ -25,17 +25,11 @@ crates=(hep-core hep-process hep-cli)
 windows=x86_64-pc-windows-gnu
 macos=x86_64-apple-darwin
 
-say() { printf 'release-check crates: %s\n' "$*" >&2; }
-die() { say "error: $*"; exit 1; }
-# Runs a command with its output in $log, shown only when it fails.
-logged() {
-    "$@" >"$log" 2>&1 || { tail -n 40 "$log" >&2; die "failed: $* (log: $log)"; }
-}
+check=crates
+# shellcheck source=scripts/release-check/lib.sh
+source "$repo/scripts/release-check/lib.sh"
 
-read -r target_dir version < <("$CARGO" metadata --no-deps --format-version 1 | python3 -c '
-import json, sys
-meta = json.load(sys.stdin)
-print(meta["target_directory"], next(p["version"] for p in meta["packages"] if p["name"] == "hep-cli"))')
+read -r target_dir version < <(target_and_version hep-cli)
 work="$target_dir/release-check/crates"
 log="$work/step.log"
 mkdir -p "$work"

@@ -26,17 +26,11 @@ GO=${GO:-go}
 started=$(date +%s)
 module_path=github.com/hep-protocol/hep/bindings-go
 
-say() { printf 'release-check go: %s\n' "$*" >&2; }
-die() { say "error: $*"; exit 1; }
-# Runs a command with its output in $log, shown only when it fails.
-logged() {
-    "$@" >"$log" 2>&1 || { tail -n 40 "$log" >&2; die "failed: $* (log: $log)"; }
-}
+check=go
+# shellcheck source=scripts/release-check/lib.sh
+source "$repo/scripts/release-check/lib.sh"
 
-read -r target_dir version < <("$CARGO" metadata --no-deps --format-version 1 | python3 -c '
-import json, sys
-meta = json.load(sys.stdin)
-print(meta["target_directory"], next(p["version"] for p in meta["packages"] if p["name"] == "hep-cli"))')
+read -r target_dir version < <(target_and_version hep-cli)
 work="$target_dir/release-check/go"
 log="$target_dir/release-check/go.log"
 [[ -d "$work" ]] && chmod -R u+w "$work" # the module cache is read-only

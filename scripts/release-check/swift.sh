@@ -23,16 +23,13 @@ cd "$repo"
 CARGO=${CARGO:-cargo}
 started=$(date +%s)
 
-say() { printf 'release-check swift: %s\n' "$*" >&2; }
-die() { say "error: $*"; exit 1; }
+check=swift
+# shellcheck source=scripts/release-check/lib.sh
+source "$repo/scripts/release-check/lib.sh"
 
 "$repo/scripts/swift-toolchain.sh"
 
-meta=$("$CARGO" metadata --no-deps --format-version 1)
-read -r target_dir version < <(python3 -c '
-import json, sys
-meta = json.load(sys.stdin)
-print(meta["target_directory"], next(p["version"] for p in meta["packages"] if p["name"] == "hep-swift"))' <<<"$meta")
+read -r target_dir version < <(target_and_version hep-swift)
 work="$target_dir/release-check/swift"
 case "$work/" in
 "$repo"/*) ;;

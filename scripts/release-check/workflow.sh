@@ -22,8 +22,9 @@ GO=${GO:-go}
 ACTIONLINT_VERSION=v1.7.12
 started=$(date +%s)
 
-say() { printf 'release-check workflow: %s\n' "$*" >&2; }
-die() { say "error: $*"; exit 1; }
+check=workflow
+# shellcheck source=scripts/release-check/lib.sh
+source "$repo/scripts/release-check/lib.sh"
 
 # --- 1. actionlint --------------------------------------------------------------------------
 bin="$repo/target/release-check/bin"
