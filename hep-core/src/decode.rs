@@ -16,13 +16,14 @@ pub fn decode(line: &[u8]) -> Result<Frame> {
     decode_str(utf8(line)?)
 }
 
-/// Decodes one line already known to be UTF-8 (see [`decode`]).
-pub(crate) fn decode_str(text: &str) -> Result<Frame> {
+/// Decodes one line already known to be UTF-8 (see [`decode`]), with text fields of type
+/// `S`: `String`, or `Cow<str>` to borrow from `text` what needs no unescaping.
+pub(crate) fn decode_str<'a, S: From<Cow<'a, str>>>(text: &'a str) -> Result<Frame<S>> {
     decode_shaped(text).map_or_else(|| decode_general(text), Ok)
 }
 
 /// Decodes any JSON object line: fields in any order, whitespace, unknown fields.
-pub(crate) fn decode_general(text: &str) -> Result<Frame> {
+pub(crate) fn decode_general<'a, S: From<Cow<'a, str>>>(text: &'a str) -> Result<Frame<S>> {
     let (start, val) = json::parse(text)?;
     let Val::Obj(members) = val else {
         return Err(json::error_at(
@@ -57,7 +58,7 @@ struct Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
-    fn build(mut self, frame_type: Cow<'a, str>) -> Result<Frame> {
+    fn build<S: From<Cow<'a, str>>>(mut self, frame_type: Cow<'a, str>) -> Result<Frame<S>> {
         if let Some(known) = Frame::KNOWN_TYPES.iter().find(|t| **t == frame_type) {
             self.frame = known;
         }
@@ -92,7 +93,7 @@ impl<'a> Fields<'a> {
                 action: self.req_string("action")?,
                 elapsed_ms: self.req_int("elapsed_ms")?,
                 output_bytes: self.opt_int("output_bytes")?,
-                detail: self.opt_string("detail")?.filter(|d| !d.is_empty()),
+                detail: self.opt_str("detail")?.filter(|d| !d.is_empty()).map(S::from),
             }),
             "turn_done" => Frame::TurnDone(TurnDone {
                 turn_id: self.turn_id()?,
@@ -112,13 +113,13 @@ impl<'a> Fields<'a> {
                 turn_id: self.turn_id()?,
                 tokens_freed: self.req_int("tokens_freed")?,
             }),
-            _ => Frame::Unknown(self.unknown(frame_type.into_owned())),
+            _ => Frame::Unknown(self.unknown(frame_type)),
         })
     }
 
-    fn unknown(mut self, frame_type: String) -> UnknownFrame {
+    fn unknown<S: From<Cow<'a, str>>>(mut self, frame_type: Cow<'a, str>) -> UnknownFrame<S> {
         let turn_id = self.take("turn_id").ok().flatten().and_then(|(pos, v)| self.int(pos, "turn_id", v).ok());
-        UnknownFrame { frame_type, turn_id, raw: self.src.to_owned() }
+        UnknownFrame { frame_type: frame_type.into(), turn_id, raw: Cow::Borrowed(self.src).into() }
     }
 
     fn err(&self, pos: usize, kind: ErrorKind, message: String) -> Error {
@@ -193,14 +194,14 @@ impl<'a> Fields<'a> {
         self.string(pos, name, val)
     }
 
-    fn req_string(&mut self, name: &str) -> Result<String> {
-        self.req_str(name).map(Cow::into_owned)
+    fn req_string<S: From<Cow<'a, str>>>(&mut self, name: &str) -> Result<S> {
+        self.req_str(name).map(S::from)
     }
 
-    fn opt_string(&mut self, name: &str) -> Result<Option<String>> {
+    fn opt_str(&mut self, name: &str) -> Result<Option<Cow<'a, str>>> {
         match self.take(name)? {
             None | Some((_, Val::Null)) => Ok(None),
-            Some((pos, val)) => self.string(pos, name, val).map(|s| Some(s.into_owned())),
+            Some((pos, val)) => self.string(pos, name, val).map(Some),
         }
     }
 
@@ -256,7 +257,7 @@ impl<'a> Fields<'a> {
         Ok(Usage { input: u.req_int("input")?, output: u.req_int("output")?, cost: u.req_f64("cost")? })
     }
 
-    fn tool_results(&mut self) -> Result<Vec<ToolResult>> {
+    fn tool_results<S: From<Cow<'a, str>>>(&mut self) -> Result<Vec<ToolResult<S>>> {
         let (pos, val) = self.req("tool_results")?;
         let items = match val {
             Val::Arr(items) => items,
