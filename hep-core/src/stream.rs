@@ -278,6 +278,7 @@ impl Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frame::Frame;
     use crate::verdict::Verdict;
 
     const DONE: &str = concat!(
@@ -320,5 +321,37 @@ mod tests {
         let r = result(capped, &format!("{DONE}not json\n"));
         assert_eq!(r.verdict, Verdict::ProtocolError);
         assert!(!r.reasons.is_empty());
+    }
+
+    #[test]
+    fn borrowed_frames_borrow_what_needs_no_unescaping() {
+        let plain = r#"{"type":"message_delta","turn_id":1,"delta":"plain"}"#;
+        let escaped = r#"{"type":"message_delta","turn_id":1,"delta":"a\nb"}"#;
+        let unknown = r#"{"type":"plan_update","turn_id":1}"#;
+        let input = format!("{plain}\n{escaped}\n{unknown}\n");
+        // Whole, then with each line cut in two (read from the stream's line buffer).
+        for cut in [input.len(), 20, plain.len() + 20] {
+            let (head, tail) = input.as_bytes().split_at(cut);
+            let mut stream = Stream::default();
+            let mut seen = Vec::new();
+            for chunk in [head, tail] {
+                stream.feed_borrowed(chunk, |event| {
+                    let Event::Frame(r) = event else { return };
+                    let raw_borrowed = matches!(r.raw, Cow::Borrowed(_));
+                    let text = match &r.frame {
+                        Frame::MessageDelta(d) => (d.delta.to_string(), matches!(d.delta, Cow::Borrowed(_))),
+                        Frame::Unknown(u) => (u.frame_type.to_string(), matches!(u.raw, Cow::Borrowed(_))),
+                        other => (other.frame_type().to_owned(), false),
+                    };
+                    seen.push((raw_borrowed, text));
+                });
+            }
+            let expected = [
+                (true, ("plain".to_owned(), true)),
+                (true, ("a\nb".to_owned(), false)),
+                (true, ("plan_update".to_owned(), true)),
+            ];
+            assert_eq!(seen, expected, "cut at {cut}");
+        }
     }
 }
