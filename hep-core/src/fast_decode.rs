@@ -5,9 +5,9 @@
 //! error) gives `None`, and the general decoder takes the line, so results and error
 //! reports are the same either way.
 
+use crate::decode::Text;
 use crate::frame::*;
 use crate::json::{Parser, Val};
-use std::borrow::Cow;
 
 /// The known frame types, most frequent first (the order they are tried in).
 const BY_FREQUENCY: [&str; 12] = [
@@ -27,7 +27,7 @@ const BY_FREQUENCY: [&str; 12] = [
 
 /// Decodes `line` if it has the reference's exact shape, with text fields of type `S`
 /// (`String`, or `Cow<str>` to borrow what needs no unescaping).
-pub(crate) fn decode_shaped<'a, S: From<Cow<'a, str>>>(line: &'a str) -> Option<Frame<S>> {
+pub(crate) fn decode_shaped<'a, S: Text<'a>>(line: &'a str) -> Option<Frame<S>> {
     let mut p = Parser::new(line);
     if !p.eat(b"{\"type\":\"") {
         return None;
@@ -67,7 +67,7 @@ pub(crate) fn decode_shaped<'a, S: From<Cow<'a, str>>>(line: &'a str) -> Option<
             elapsed_ms: int_field(&mut p, b",\"elapsed_ms\":")?,
             output_bytes: if p.eat(b",\"output_bytes\":") { Some(int(&mut p)?) } else { None },
             detail: if p.eat(b",\"detail\":") {
-                Some(text(&mut p)?).filter(|d| !d.is_empty()).map(S::from)
+                Some(text::<S>(&mut p)?).filter(|d| !d.as_ref().is_empty())
             } else {
                 None
             },
@@ -99,7 +99,7 @@ pub(crate) fn decode_shaped<'a, S: From<Cow<'a, str>>>(line: &'a str) -> Option<
     (p.eat(b"}") && p.at_end()).then_some(frame)
 }
 
-fn tool_results<'a, S: From<Cow<'a, str>>>(p: &mut Parser<'a>) -> Option<Vec<ToolResult<S>>> {
+fn tool_results<'a, S: Text<'a>>(p: &mut Parser<'a>) -> Option<Vec<ToolResult<S>>> {
     if !p.eat(b",\"tool_results\":[") {
         return None;
     }
@@ -130,15 +130,15 @@ fn turn_id(p: &mut Parser<'_>) -> Option<u64> {
     int_field(p, b",\"turn_id\":")
 }
 
-fn text<'a>(p: &mut Parser<'a>) -> Option<Cow<'a, str>> {
+fn text<'a, S: Text<'a>>(p: &mut Parser<'a>) -> Option<S> {
     if p.peek() != Some(b'"') {
         return None;
     }
-    p.string().ok()
+    p.string().ok().map(S::from_cow)
 }
 
-fn text_field<'a, S: From<Cow<'a, str>>>(p: &mut Parser<'a>, key: &[u8]) -> Option<S> {
-    if p.eat(key) { text(p).map(S::from) } else { None }
+fn text_field<'a, S: Text<'a>>(p: &mut Parser<'a>, key: &[u8]) -> Option<S> {
+    if p.eat(key) { text(p) } else { None }
 }
 
 /// A plain non-negative integer up to [`MAX_INT`] (no sign, no leading zero, no fraction).

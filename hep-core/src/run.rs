@@ -210,6 +210,7 @@ impl Run {
     }
 
     /// The turn with id `turn_id`, creating it when it is newer than every kept turn.
+    #[inline(always)]
     fn turn(&mut self, turn_id: u64) -> Option<&mut Turn> {
         let newest = self.turns.back().map(|t| t.turn_id);
         if newest.is_none_or(|n| turn_id > n) {
@@ -440,6 +441,7 @@ fn push_capped<T>(list: &mut Vec<T>, dropped: &mut u64, max: usize, make: impl F
 
 /// Appends `text` to `buf` up to `max` bytes (cut on a character boundary), counting the
 /// rest in `dropped`; returns the bytes appended.
+#[inline]
 fn push_bounded(buf: &mut String, dropped: &mut u64, text: &str, max: usize) -> usize {
     let room = max.saturating_sub(buf.len());
     if text.len() <= room && *dropped == 0 {

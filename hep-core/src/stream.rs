@@ -5,7 +5,7 @@
 //! [`Stream::feed_borrowed`] reads the same way, handing over frames that borrow from the
 //! fed bytes.
 
-use crate::decode::{decode_str, utf8};
+use crate::decode::{Text, utf8};
 use crate::error::{Error, ErrorKind};
 use crate::event::{Event, EventRef, Received};
 use crate::lines::{DEFAULT_MAX_LINE, Line, LineSplitter};
@@ -195,10 +195,7 @@ impl Stream {
 
     /// Reads one line: decodes it (text fields as `S`), checks and folds the frame, and hands
     /// over its events.
-    fn line<'l, S>(&mut self, line: Line<'l>, out: &mut impl FnMut(Event<S>))
-    where
-        S: From<Cow<'l, str>> + AsRef<str>,
-    {
+    fn line<'l, S: Text<'l>>(&mut self, line: Line<'l>, out: &mut impl FnMut(Event<S>)) {
         if self.halted.is_some() {
             return;
         }
@@ -207,14 +204,14 @@ impl Stream {
             Line::Complete { number, bytes, text } => (number, bytes, text),
             Line::Skipped(err) => return self.skip(err, out),
         };
-        let decoded = text.map_or_else(|| utf8(bytes), Ok).and_then(|text| Ok((text, decode_str(text)?)));
+        let decoded = text.map_or_else(|| utf8(bytes), Ok).and_then(|text| Ok((text, S::decode(text)?)));
         let (text, frame) = match decoded {
             Ok(decoded) => decoded,
             Err(err) => return self.skip(err.at_line(number), out),
         };
         self.validator.check(number, &frame, &mut self.scratch);
         self.run.apply(&frame);
-        out(Event::Frame(Received { line: number, raw: Cow::Borrowed(text).into(), frame }));
+        out(Event::Frame(Received { line: number, raw: S::from_cow(Cow::Borrowed(text)), frame }));
         let mut found = std::mem::take(&mut self.scratch);
         for v in found.drain(..) {
             let halt = match v.code {
