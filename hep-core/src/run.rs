@@ -213,6 +213,10 @@ impl Run {
     #[inline(always)]
     fn turn(&mut self, turn_id: u64) -> Option<&mut Turn> {
         let newest = self.turns.back().map(|t| t.turn_id);
+        if newest == Some(turn_id) {
+            // The common case: another frame of the open round.
+            return self.turns.back_mut();
+        }
         if newest.is_none_or(|n| turn_id > n) {
             if self.turns.len() >= self.limits.max_turns.max(1) {
                 self.drop_oldest();

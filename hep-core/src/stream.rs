@@ -204,7 +204,7 @@ impl Stream {
             Line::Complete { number, bytes, text } => (number, bytes, text),
             Line::Skipped(err) => return self.skip(err, out),
         };
-        let decoded = text.map_or_else(|| utf8(bytes), Ok).and_then(|text| Ok((text, S::decode(text)?)));
+        let decoded = text.map_or_else(|| utf8(bytes), Ok).and_then(|text| S::decode(text).map(|frame| (text, frame)));
         let (text, frame) = match decoded {
             Ok(decoded) => decoded,
             Err(err) => return self.skip(err.at_line(number), out),
@@ -212,6 +212,14 @@ impl Stream {
         self.validator.check(number, &frame, &mut self.scratch);
         self.run.apply(&frame);
         out(Event::Frame(Received { line: number, raw: S::from_cow(Cow::Borrowed(text)), frame }));
+        if !self.scratch.is_empty() {
+            self.report(number, out);
+        }
+    }
+
+    /// Hands over the violations the frame at line `number` caused, halting on the first
+    /// one that stops the stream.
+    fn report<S>(&mut self, number: u64, out: &mut impl FnMut(Event<S>)) {
         let mut found = std::mem::take(&mut self.scratch);
         for v in found.drain(..) {
             let halt = match v.code {
