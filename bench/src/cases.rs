@@ -7,7 +7,7 @@ use crate::mirror::SerdeFrame;
 use hep_core::lines::{DEFAULT_MAX_LINE, Line, LineSplitter};
 use hep_core::run::{Limits, Run};
 use hep_core::validate::Validator;
-use hep_core::{Event, Frame, Stream, StreamOptions, Verdict};
+use hep_core::{Event, EventRef, Frame, Stream, StreamOptions, Verdict};
 use std::hint::black_box;
 
 /// Feed size of the stream path, as a pipe reader would hand it over.
@@ -59,23 +59,85 @@ pub(crate) fn core_stream(corpus: &Corpus, delivery: Delivery) -> Result<Work, F
         if let Some(other) = unexpected.take() {
             return Err(Failure(format!("{}: unexpected event {other:?}", corpus.name)));
         }
-        let result = stream.finish(Some(0));
-        let clean = result.conforms && result.violation_count == 0 && result.skipped_count == 0;
-        if result.verdict != Verdict::Ok || !clean || result.run.frames != result.lines {
-            return Err(Failure(format!(
-                "{}: stream verdict {} (conforms {}, {} violations, {} skipped, {} frames of {} lines): {:?}",
-                corpus.name,
-                result.verdict.as_str(),
-                result.conforms,
-                result.violation_count,
-                result.skipped_count,
-                result.run.frames,
-                result.lines,
-                result.reasons
-            )));
-        }
+        clean(corpus, stream)?;
     }
     Ok(Work { frames, bytes: corpus.bytes })
+}
+
+/// a3. The core's borrowed path over 64K chunks (`Stream::feed_borrowed`), reading every
+/// field of each frame as a supervisor would (string lengths and integers summed), then
+/// `finish(Some(0))`.
+pub(crate) fn core_borrowed(corpus: &Corpus) -> Result<Work, Failure> {
+    let mut frames = 0;
+    let mut unexpected = None;
+    let mut sum = 0u64;
+    for bytes in &corpus.streams {
+        let mut stream = Stream::new(StreamOptions::default());
+        for chunk in bytes.chunks(CHUNK) {
+            stream.feed_borrowed(chunk, |event| match event {
+                EventRef::Frame(received) => {
+                    frames += 1;
+                    sum = sum.wrapping_add(received.line).wrapping_add(read_fields(&received.frame));
+                }
+                other => {
+                    unexpected.get_or_insert(other.into_owned());
+                }
+            });
+        }
+        if let Some(other) = unexpected.take() {
+            return Err(Failure(format!("{}: unexpected event {other:?}", corpus.name)));
+        }
+        clean(corpus, stream)?;
+    }
+    black_box(sum);
+    Ok(Work { frames, bytes: corpus.bytes })
+}
+
+/// Every field of `frame`, read: string lengths, integers, flags and the cost, summed.
+fn read_fields<S: AsRef<str>>(frame: &Frame<S>) -> u64 {
+    let len = |s: &S| s.as_ref().len() as u64;
+    match frame {
+        Frame::HepHeader(h) => len(&h.hep) + len(&h.fah) + len(&h.session),
+        Frame::AgentStart(f) => f.turn_id,
+        Frame::MessageStart(m) => m.turn_id + len(&m.role),
+        Frame::MessageDelta(m) => m.turn_id + len(&m.delta),
+        Frame::ToolStart(t) => t.turn_id + len(&t.id) + len(&t.name) + len(&t.args_summary),
+        Frame::ToolDelta(t) => t.turn_id + len(&t.id) + len(&t.update),
+        Frame::ToolLiveness(l) => {
+            let optional = l.output_bytes.unwrap_or(0) + l.detail.as_ref().map_or(0, len);
+            l.turn_id + len(&l.id) + len(&l.name) + len(&l.action) + l.elapsed_ms + optional
+        }
+        Frame::TurnDone(d) => {
+            let results: u64 =
+                d.tool_results.iter().map(|r| len(&r.id) + len(&r.name) + u64::from(r.ok) + len(&r.text)).sum();
+            let usage = d.usage.input + d.usage.output + d.usage.cost.to_bits();
+            d.turn_id + len(&d.message) + results + usage + len(&d.stop_reason)
+        }
+        Frame::TurnError(e) => e.turn_id + len(&e.error) + u64::from(e.fatal),
+        Frame::Cancelled(f) | Frame::CompactionStart(f) => f.turn_id,
+        Frame::CompactionEnd(c) => c.turn_id + c.tokens_freed,
+        Frame::Unknown(u) => len(&u.frame_type) + u.turn_id.unwrap_or(0) + len(&u.raw),
+    }
+}
+
+/// Ends `stream` and checks that the corpus read as one clean, conforming run.
+fn clean(corpus: &Corpus, stream: Stream) -> Result<(), Failure> {
+    let result = stream.finish(Some(0));
+    let clean = result.conforms && result.violation_count == 0 && result.skipped_count == 0;
+    if result.verdict != Verdict::Ok || !clean || result.run.frames != result.lines {
+        return Err(Failure(format!(
+            "{}: stream verdict {} (conforms {}, {} violations, {} skipped, {} frames of {} lines): {:?}",
+            corpus.name,
+            result.verdict.as_str(),
+            result.conforms,
+            result.violation_count,
+            result.skipped_count,
+            result.run.frames,
+            result.lines,
+            result.reasons
+        )));
+    }
+    Ok(())
 }
 
 fn text(corpus: &Corpus, bytes: &[u8]) -> Result<String, Failure> {
@@ -236,6 +298,7 @@ mod tests {
             for work in [
                 core_stream(&corpus, Delivery::Callback),
                 core_stream(&corpus, Delivery::Batched),
+                core_borrowed(&corpus),
                 serde_typed(&corpus),
                 serde_value(&corpus),
                 stage(&corpus, Stage::Reduce),

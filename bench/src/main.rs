@@ -18,7 +18,7 @@ use cases::{Delivery, Stage, Work};
 use corpus::{Corpus, DELTA_HEAVY, Profile, TOOL_HEAVY};
 use hep_core::Frame;
 use measure::{Case, Clock, Timing, measure};
-use report::Relative;
+use report::{Relative, Target, Unit};
 use std::fmt;
 
 /// A failed check or workload: the benchmark stops rather than report a failure's speed.
@@ -44,6 +44,7 @@ impl From<serde_json::Error> for Failure {
 
 const CORE: &str = "a. core Stream::feed_with 64K + finish";
 const CORE_BATCHED: &str = "a2. core Stream::feed_into 64K (batched)";
+const BORROWED: &str = "a3. core feed_borrowed 64K, every field read";
 const TYPED: &str = "b. lines + from_str typed serde enum";
 const VALUE: &str = "c. lines + from_str serde_json::Value";
 const ENCODE: &str = "d1. hep_core::encode";
@@ -128,16 +129,12 @@ fn main() -> Result<(), Failure> {
     for profile in chosen() {
         verdicts.extend(bench_corpus(profile, o)?);
     }
-    println!("\nsummary");
-    for (label, ratio, target) in &verdicts {
-        let met = if ratio >= target { "MET" } else { "MISSED" };
-        println!("  {label:<52} {ratio:>5.2}x  (target >= {target:.1}x) {met}");
-    }
+    report::summary(&verdicts);
     Ok(())
 }
 
 /// Generates, checks and measures one corpus; returns the targets it was judged against.
-fn bench_corpus(profile: &Profile, o: Options) -> Result<Vec<(String, f64, f64)>, Failure> {
+fn bench_corpus(profile: &Profile, o: Options) -> Result<Vec<Target>, Failure> {
     let corpus = corpus::generate(profile, o.scale)?;
     let (frames, serde_frames, identical) = cases::decode_all(&corpus)?;
     println!();
@@ -147,6 +144,7 @@ fn bench_corpus(profile: &Profile, o: Options) -> Result<Vec<(String, f64, f64)>
     let mut list = vec![
         case(CORE, n, move || cases::core_stream(c, Delivery::Callback)),
         case(CORE_BATCHED, n, move || cases::core_stream(c, Delivery::Batched)),
+        case(BORROWED, n, move || cases::core_borrowed(c)),
         case(TYPED, n, move || cases::serde_typed(c)),
         case(VALUE, n, move || cases::serde_value(c)),
         case(ENCODE, n, || cases::core_encode(&frames)),
@@ -157,7 +155,7 @@ fn bench_corpus(profile: &Profile, o: Options) -> Result<Vec<(String, f64, f64)>
     let pick = |names: &[&str]| -> Vec<Timing> { rows.iter().filter(|r| names.contains(&r.name)).cloned().collect() };
     report::table(
         &format!("{} — parsing", corpus.name),
-        &pick(&[CORE, CORE_BATCHED, TYPED, VALUE]),
+        &pick(&[CORE, CORE_BATCHED, BORROWED, TYPED, VALUE]),
         Relative::Speed(CORE),
     );
     report::table(&format!("{} — encoding", corpus.name), &pick(&[ENCODE, TO_STRING]), Relative::Speed(ENCODE));
@@ -165,14 +163,27 @@ fn bench_corpus(profile: &Profile, o: Options) -> Result<Vec<(String, f64, f64)>
     let stream_target = if profile.name == DELTA_HEAVY.name { 2.0 } else { 1.5 };
     let mut verdicts = Vec::new();
     let mut judge = |label: &str, fast, slow, target: Option<f64>| {
-        if let (Some(r), Some(t)) = (report::ratio(label, &rows, fast, slow, target), target) {
-            verdicts.push((format!("{}: {label}", corpus.name), r, t));
+        if let (Some(value), Some(target)) = (report::ratio(label, &rows, fast, slow, target), target) {
+            verdicts.push(Target { label: format!("{}: {label}", corpus.name), value, target, unit: Unit::Ratio });
         }
     };
     judge("core stream path / serde typed enum", CORE, TYPED, Some(stream_target));
     judge("core stream path / serde_json::Value", CORE, VALUE, None);
     judge("core batched feed_into / serde typed enum", CORE_BATCHED, TYPED, None);
+    judge("core borrowed path / serde typed enum", BORROWED, TYPED, None);
     judge("hep_core::encode / serde_json::to_string", ENCODE, TO_STRING, Some(1.3));
+    // Issue 17: the borrowed path alone, before any binding, at >= 1 GB/s on delta-heavy.
+    let label = "core borrowed stream path";
+    if profile.name == DELTA_HEAVY.name {
+        if let Some(value) = report::speed(label, &rows, BORROWED, 1000.0) {
+            verdicts.push(Target {
+                label: format!("{}: {label}", corpus.name),
+                value,
+                target: 1000.0,
+                unit: Unit::MbPerS,
+            });
+        }
+    }
     if profile.name == DELTA_HEAVY.name {
         breakdown(c, o)?;
     }

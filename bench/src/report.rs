@@ -91,3 +91,58 @@ pub(crate) fn ratio(label: &str, rows: &[Timing], fast: &str, slow: &str, target
     println!("  {label:<44} {ratio:>6.2}x   {verdict}");
     Some(ratio)
 }
+
+/// What a target measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unit {
+    /// A speed ratio (`core/row`).
+    Ratio,
+    /// A throughput in MB/s.
+    MbPerS,
+}
+
+/// One result judged against its target (met when `value >= target`).
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    /// What was measured, with its corpus.
+    pub(crate) label: String,
+    /// The measured value.
+    pub(crate) value: f64,
+    /// The lowest value that meets the target.
+    pub(crate) target: f64,
+    /// Ratio or throughput.
+    pub(crate) unit: Unit,
+}
+
+impl Target {
+    /// `value` and `target` written in the target's unit.
+    fn shown(&self) -> (String, String) {
+        match self.unit {
+            Unit::Ratio => (format!("{:.2}x", self.value), format!("{:.1}x", self.target)),
+            Unit::MbPerS => (format!("{:.0} MB/s", self.value), format!("{:.0} MB/s", self.target)),
+        }
+    }
+
+    /// `MET` or `MISSED`.
+    fn verdict(&self) -> &'static str {
+        if self.value >= self.target { "MET" } else { "MISSED" }
+    }
+}
+
+/// The MB/s of row `name` against `target` MB/s, printed like [`ratio`]'s lines.
+pub(crate) fn speed(label: &str, rows: &[Timing], name: &str, target: f64) -> Option<f64> {
+    let value = rows.iter().find(|r| r.name == name)?.mb_per_s();
+    let judged = Target { label: label.to_owned(), value, target, unit: Unit::MbPerS };
+    let (value_text, target_text) = judged.shown();
+    println!("  {label:<44} {value_text:>10}   target >= {target_text}: {}", judged.verdict());
+    Some(value)
+}
+
+/// The closing summary: every target, met or missed.
+pub(crate) fn summary(targets: &[Target]) {
+    println!("\nsummary");
+    for t in targets {
+        let (value, target) = t.shown();
+        println!("  {:<52} {value:>9}  (target >= {target}) {}", t.label, t.verdict());
+    }
+}

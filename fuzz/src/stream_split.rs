@@ -2,12 +2,13 @@
 //!
 //! The input's first [`HEADER`] bytes choose the options (strict or not, a tiny maximum line
 //! length, tiny retention [`Limits`]), the exit code, the feeding call (`feed`,
-//! `feed_into`, `feed_with`) and the chunk lengths; the rest is the stream. Checked:
+//! `feed_into`, `feed_with`, or `feed_borrowed` with each event made owned) and the chunk
+//! lengths; the rest is the stream. Checked:
 //!
 //! - nothing panics;
 //! - chunking invariance: fed in the chunks (cycling through the lengths, empty chunks
 //!   included), the events and the [`RunResult`] are exactly those of one `feed`; input fed
-//!   after `end_input` is ignored;
+//!   after `end_input` is ignored; the borrowed path gives exactly the owned events;
 //! - the caps bound what is kept, never what is decided: with default limits the events,
 //!   verdict, `conforms`, counts and line count are the same;
 //! - strict mode stops at its first error and changes nothing before it;
@@ -30,6 +31,7 @@ enum Api {
     Feed,
     FeedInto,
     FeedWith,
+    FeedBorrowed,
 }
 
 /// One fuzz case.
@@ -88,7 +90,8 @@ impl<'a> Case<'a> {
             _ => Some(code),
         };
         let api = match flags >> 6 {
-            0 | 1 => Api::Feed,
+            0 => Api::Feed,
+            1 => Api::FeedBorrowed,
             2 => Api::FeedInto,
             _ => Api::FeedWith,
         };
@@ -124,6 +127,7 @@ fn run(options: StreamOptions, chunks: &[&[u8]], api: Api, exit_code: Option<i32
             Api::Feed => events.extend(stream.feed(chunk)),
             Api::FeedInto => stream.feed_into(chunk, &mut events),
             Api::FeedWith => stream.feed_with(chunk, |event| events.push(event)),
+            Api::FeedBorrowed => stream.feed_borrowed(chunk, |event| events.push(event.into_owned())),
         }
     }
     events.extend(stream.end_input());

@@ -38,7 +38,7 @@ pub mod result;
 
 pub use frames::FrameTag;
 
-use crate::stream::Received;
+use crate::event::Received;
 
 /// Encoded frames with their lines (see the module documentation for the layout).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

@@ -4,6 +4,7 @@
 //! read as U+FFFD), tolerates unknown fields and unknown frame types, and rejects
 //! non-object lines, wrong types, missing or duplicated fields and out-of-range integers.
 
+use crate::borrowed::FrameRef;
 use crate::error::{Error, ErrorKind, Result, clip};
 use crate::fast_decode::decode_shaped;
 use crate::frame::*;
@@ -13,16 +14,61 @@ use std::borrow::Cow;
 /// Decodes one line (without its `\n`) into a frame. Errors carry the column; the caller
 /// places them on a line with [`Error::at_line`].
 pub fn decode(line: &[u8]) -> Result<Frame> {
-    decode_str(utf8(line)?)
+    decode_owned(utf8(line)?)
 }
 
-/// Decodes one line already known to be UTF-8 (see [`decode`]).
-pub(crate) fn decode_str(text: &str) -> Result<Frame> {
+/// The string types a line decodes into: `String` (an owned frame) and `Cow<'a, str>` (a
+/// frame borrowing from the line). Each decodes through its own function, compiled in this
+/// crate: code generic over the string type (the stream, instantiated in the caller's crate)
+/// still runs the decoder as this crate optimized it.
+pub(crate) trait Text<'a>: AsRef<str> + Sized {
+    /// Decodes one line already known to be UTF-8 (see [`decode`]).
+    fn decode(text: &'a str) -> Result<Frame<Self>>;
+
+    /// A string read from the line: borrowed from it, or owned when it was unescaped.
+    fn from_cow(text: Cow<'a, str>) -> Self;
+}
+
+impl<'a> Text<'a> for String {
+    fn decode(text: &'a str) -> Result<Frame> {
+        decode_owned(text)
+    }
+
+    #[inline]
+    fn from_cow(text: Cow<'a, str>) -> Self {
+        text.into_owned()
+    }
+}
+
+impl<'a> Text<'a> for Cow<'a, str> {
+    fn decode(text: &'a str) -> Result<FrameRef<'a>> {
+        decode_borrowed(text)
+    }
+
+    #[inline]
+    fn from_cow(text: Cow<'a, str>) -> Self {
+        text
+    }
+}
+
+/// Decodes one UTF-8 line into an owned frame.
+fn decode_owned(text: &str) -> Result<Frame> {
+    decode_str(text)
+}
+
+/// Decodes one UTF-8 line into a frame borrowing from it.
+fn decode_borrowed(text: &str) -> Result<FrameRef<'_>> {
+    decode_str(text)
+}
+
+/// Decodes one line already known to be UTF-8, with text fields of type `S`: the one-pass
+/// decoder for the reference's shape, else the general one.
+fn decode_str<'a, S: Text<'a>>(text: &'a str) -> Result<Frame<S>> {
     decode_shaped(text).map_or_else(|| decode_general(text), Ok)
 }
 
 /// Decodes any JSON object line: fields in any order, whitespace, unknown fields.
-pub(crate) fn decode_general(text: &str) -> Result<Frame> {
+pub(crate) fn decode_general<'a, S: Text<'a>>(text: &'a str) -> Result<Frame<S>> {
     let (start, val) = json::parse(text)?;
     let Val::Obj(members) = val else {
         return Err(json::error_at(
@@ -57,7 +103,7 @@ struct Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
-    fn build(mut self, frame_type: Cow<'a, str>) -> Result<Frame> {
+    fn build<S: Text<'a>>(mut self, frame_type: Cow<'a, str>) -> Result<Frame<S>> {
         if let Some(known) = Frame::KNOWN_TYPES.iter().find(|t| **t == frame_type) {
             self.frame = known;
         }
@@ -92,7 +138,7 @@ impl<'a> Fields<'a> {
                 action: self.req_string("action")?,
                 elapsed_ms: self.req_int("elapsed_ms")?,
                 output_bytes: self.opt_int("output_bytes")?,
-                detail: self.opt_string("detail")?.filter(|d| !d.is_empty()),
+                detail: self.opt_str("detail")?.filter(|d| !d.is_empty()).map(S::from_cow),
             }),
             "turn_done" => Frame::TurnDone(TurnDone {
                 turn_id: self.turn_id()?,
@@ -112,13 +158,13 @@ impl<'a> Fields<'a> {
                 turn_id: self.turn_id()?,
                 tokens_freed: self.req_int("tokens_freed")?,
             }),
-            _ => Frame::Unknown(self.unknown(frame_type.into_owned())),
+            _ => Frame::Unknown(self.unknown(frame_type)),
         })
     }
 
-    fn unknown(mut self, frame_type: String) -> UnknownFrame {
+    fn unknown<S: Text<'a>>(mut self, frame_type: Cow<'a, str>) -> UnknownFrame<S> {
         let turn_id = self.take("turn_id").ok().flatten().and_then(|(pos, v)| self.int(pos, "turn_id", v).ok());
-        UnknownFrame { frame_type, turn_id, raw: self.src.to_owned() }
+        UnknownFrame { frame_type: S::from_cow(frame_type), turn_id, raw: S::from_cow(Cow::Borrowed(self.src)) }
     }
 
     fn err(&self, pos: usize, kind: ErrorKind, message: String) -> Error {
@@ -193,14 +239,14 @@ impl<'a> Fields<'a> {
         self.string(pos, name, val)
     }
 
-    fn req_string(&mut self, name: &str) -> Result<String> {
-        self.req_str(name).map(Cow::into_owned)
+    fn req_string<S: Text<'a>>(&mut self, name: &str) -> Result<S> {
+        self.req_str(name).map(S::from_cow)
     }
 
-    fn opt_string(&mut self, name: &str) -> Result<Option<String>> {
+    fn opt_str(&mut self, name: &str) -> Result<Option<Cow<'a, str>>> {
         match self.take(name)? {
             None | Some((_, Val::Null)) => Ok(None),
-            Some((pos, val)) => self.string(pos, name, val).map(|s| Some(s.into_owned())),
+            Some((pos, val)) => self.string(pos, name, val).map(Some),
         }
     }
 
@@ -256,7 +302,7 @@ impl<'a> Fields<'a> {
         Ok(Usage { input: u.req_int("input")?, output: u.req_int("output")?, cost: u.req_f64("cost")? })
     }
 
-    fn tool_results(&mut self) -> Result<Vec<ToolResult>> {
+    fn tool_results<S: Text<'a>>(&mut self) -> Result<Vec<ToolResult<S>>> {
         let (pos, val) = self.req("tool_results")?;
         let items = match val {
             Val::Arr(items) => items,

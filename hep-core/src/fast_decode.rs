@@ -5,6 +5,7 @@
 //! error) gives `None`, and the general decoder takes the line, so results and error
 //! reports are the same either way.
 
+use crate::decode::Text;
 use crate::frame::*;
 use crate::json::{Parser, Val};
 
@@ -24,8 +25,9 @@ const BY_FREQUENCY: [&str; 12] = [
     "hep_header",
 ];
 
-/// Decodes `line` if it has the reference's exact shape.
-pub(crate) fn decode_shaped(line: &str) -> Option<Frame> {
+/// Decodes `line` if it has the reference's exact shape, with text fields of type `S`
+/// (`String`, or `Cow<str>` to borrow what needs no unescaping).
+pub(crate) fn decode_shaped<'a, S: Text<'a>>(line: &'a str) -> Option<Frame<S>> {
     let mut p = Parser::new(line);
     if !p.eat(b"{\"type\":\"") {
         return None;
@@ -64,7 +66,11 @@ pub(crate) fn decode_shaped(line: &str) -> Option<Frame> {
             action: text_field(&mut p, b",\"action\":")?,
             elapsed_ms: int_field(&mut p, b",\"elapsed_ms\":")?,
             output_bytes: if p.eat(b",\"output_bytes\":") { Some(int(&mut p)?) } else { None },
-            detail: if p.eat(b",\"detail\":") { Some(text(&mut p)?).filter(|d| !d.is_empty()) } else { None },
+            detail: if p.eat(b",\"detail\":") {
+                Some(text::<S>(&mut p)?).filter(|d| !d.as_ref().is_empty())
+            } else {
+                None
+            },
         }),
         "turn_done" => Frame::TurnDone(TurnDone {
             turn_id: turn_id(&mut p)?,
@@ -93,7 +99,7 @@ pub(crate) fn decode_shaped(line: &str) -> Option<Frame> {
     (p.eat(b"}") && p.at_end()).then_some(frame)
 }
 
-fn tool_results(p: &mut Parser<'_>) -> Option<Vec<ToolResult>> {
+fn tool_results<'a, S: Text<'a>>(p: &mut Parser<'a>) -> Option<Vec<ToolResult<S>>> {
     if !p.eat(b",\"tool_results\":[") {
         return None;
     }
@@ -124,14 +130,14 @@ fn turn_id(p: &mut Parser<'_>) -> Option<u64> {
     int_field(p, b",\"turn_id\":")
 }
 
-fn text(p: &mut Parser<'_>) -> Option<String> {
+fn text<'a, S: Text<'a>>(p: &mut Parser<'a>) -> Option<S> {
     if p.peek() != Some(b'"') {
         return None;
     }
-    p.string().ok().map(|s| s.into_owned())
+    p.string().ok().map(S::from_cow)
 }
 
-fn text_field(p: &mut Parser<'_>, key: &[u8]) -> Option<String> {
+fn text_field<'a, S: Text<'a>>(p: &mut Parser<'a>, key: &[u8]) -> Option<S> {
     if p.eat(key) { text(p) } else { None }
 }
 
@@ -187,7 +193,7 @@ mod tests {
 
     /// Every line the fast path accepts, the general decoder accepts with the same frame.
     fn agrees(line: &str) {
-        if let Some(fast) = decode_shaped(line) {
+        if let Some(fast) = decode_shaped::<String>(line) {
             assert_eq!(decode_general(line).as_ref(), Ok(&fast), "{line}");
         }
     }
@@ -195,7 +201,7 @@ mod tests {
     #[test]
     fn reference_lines_take_the_fast_path() {
         for line in LINES {
-            assert!(decode_shaped(line).is_some(), "{line}");
+            assert!(decode_shaped::<String>(line).is_some(), "{line}");
             agrees(line);
         }
     }
@@ -205,7 +211,7 @@ mod tests {
         // Found by the decode_line fuzz target: after trying `message_delta` the cursor stayed
         // past it, and `turn_done` matched what followed, so an unknown frame read as turn_done.
         let line = r#"{"type":"message_deltaturn_done","turn_id":1,"message":"","tool_results":[],"usage":{"input":0,"output":0,"cost":1.25},"stop_reason":"stop"}"#;
-        assert_eq!(decode_shaped(line), None);
+        assert_eq!(decode_shaped::<String>(line), None);
         agrees(line);
         let frame = crate::decode(line.as_bytes()).unwrap();
         assert_eq!(frame.frame_type(), "message_deltaturn_done");

@@ -1,4 +1,8 @@
 //! The typed frame model: one variant per HEP v1 frame type, plus [`Frame::Unknown`].
+//!
+//! Every type holding text is generic over its string type `S`: `String` by default (an
+//! owned frame, what [`Frame`] names), or `Cow<'a, str>` for a frame borrowing from the
+//! line it was read from ([`FrameRef`](crate::FrameRef), see the `borrowed` module).
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -11,25 +15,26 @@ pub const MAX_INT: u64 = (1 << 53) - 1;
 /// Frame types this version does not know decode to [`Frame::Unknown`], never to an error.
 #[derive(Debug, Clone, PartialEq, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum Frame {
+#[schemars(rename = "Frame")]
+pub enum Frame<S = String> {
     /// First line: protocol version, emitter version, session id.
-    HepHeader(HepHeader),
+    HepHeader(HepHeader<S>),
     /// The run began (once per run).
     AgentStart(AgentStart),
     /// An assistant message starts.
-    MessageStart(MessageStart),
+    MessageStart(MessageStart<S>),
     /// A chunk of assistant text.
-    MessageDelta(MessageDelta),
+    MessageDelta(MessageDelta<S>),
     /// A tool call starts.
-    ToolStart(ToolStart),
+    ToolStart(ToolStart<S>),
     /// Partial tool output.
-    ToolDelta(ToolDelta),
+    ToolDelta(ToolDelta<S>),
     /// Heartbeat or stuck-call follow-up for a long-running tool call.
-    ToolLiveness(ToolLiveness),
+    ToolLiveness(ToolLiveness<S>),
     /// Terminal frame of a successful round.
-    TurnDone(TurnDone),
+    TurnDone(TurnDone<S>),
     /// Terminal frame of a failed round.
-    TurnError(TurnError),
+    TurnError(TurnError<S>),
     /// Terminal frame: the run was aborted.
     Cancelled(TurnRef),
     /// A context compaction begins.
@@ -38,18 +43,19 @@ pub enum Frame {
     CompactionEnd(CompactionEnd),
     /// A frame type this version does not know; kept, never an error.
     #[serde(skip)]
-    Unknown(UnknownFrame),
+    Unknown(UnknownFrame<S>),
 }
 
 /// `hep_header`: the first line of every stream.
 #[derive(Debug, Clone, PartialEq, Eq, JsonSchema, Serialize)]
-pub struct HepHeader {
+#[schemars(rename = "HepHeader")]
+pub struct HepHeader<S = String> {
     /// Protocol version, `"v1"`.
-    pub hep: String,
+    pub hep: S,
     /// Emitter version (no protocol meaning).
-    pub fah: String,
+    pub fah: S,
     /// Session id.
-    pub session: String,
+    pub session: S,
 }
 
 /// `agent_start`: the run began.
@@ -70,62 +76,67 @@ pub struct TurnRef {
 
 /// `message_start`: an assistant message starts.
 #[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
-pub struct MessageStart {
+#[schemars(rename = "MessageStart")]
+pub struct MessageStart<S = String> {
     /// Round id.
     #[schemars(range(min = 0, max = 9_007_199_254_740_991u64))]
     pub turn_id: u64,
     /// Always `"assistant"` in v1.
-    pub role: String,
+    pub role: S,
 }
 
 /// `message_delta`: a chunk of assistant text.
 #[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
-pub struct MessageDelta {
+#[schemars(rename = "MessageDelta")]
+pub struct MessageDelta<S = String> {
     /// Round id.
     #[schemars(range(min = 0, max = 9_007_199_254_740_991u64))]
     pub turn_id: u64,
     /// The text chunk.
-    pub delta: String,
+    pub delta: S,
 }
 
 /// `tool_start`: a tool call starts.
 #[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
-pub struct ToolStart {
+#[schemars(rename = "ToolStart")]
+pub struct ToolStart<S = String> {
     /// Round id.
     #[schemars(range(min = 0, max = 9_007_199_254_740_991u64))]
     pub turn_id: u64,
     /// Tool call id.
-    pub id: String,
+    pub id: S,
     /// Tool name.
-    pub name: String,
+    pub name: S,
     /// Summary-mode `key=value` list or, with `events=full`, the raw JSON arguments (bounded).
-    pub args_summary: String,
+    pub args_summary: S,
 }
 
 /// `tool_delta`: partial tool output (never empty).
 #[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
-pub struct ToolDelta {
+#[schemars(rename = "ToolDelta")]
+pub struct ToolDelta<S = String> {
     /// Round id.
     #[schemars(range(min = 0, max = 9_007_199_254_740_991u64))]
     pub turn_id: u64,
     /// Tool call id.
-    pub id: String,
+    pub id: S,
     /// The output chunk.
-    pub update: String,
+    pub update: S,
 }
 
 /// `tool_liveness`: heartbeat or stuck-call follow-up.
 #[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
-pub struct ToolLiveness {
+#[schemars(rename = "ToolLiveness")]
+pub struct ToolLiveness<S = String> {
     /// Round id.
     #[schemars(range(min = 0, max = 9_007_199_254_740_991u64))]
     pub turn_id: u64,
     /// Tool call id.
-    pub id: String,
+    pub id: S,
     /// Tool name.
-    pub name: String,
+    pub name: S,
     /// `heartbeat`, `cancel_retry`, `background_convert`, `escalate` or `advisory` (see [`LivenessAction`]).
-    pub action: String,
+    pub action: S,
     /// Milliseconds since the call started.
     #[schemars(range(min = 0, max = 9_007_199_254_740_991u64))]
     pub elapsed_ms: u64,
@@ -135,13 +146,13 @@ pub struct ToolLiveness {
     pub output_bytes: Option<u64>,
     /// Human-readable detail; omitted when empty (an empty one decodes as `None`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
+    pub detail: Option<S>,
 }
 
-impl ToolLiveness {
+impl<S: AsRef<str>> ToolLiveness<S> {
     /// The action as a known [`LivenessAction`], or `None` for an action this version does not know.
     pub fn action_kind(&self) -> Option<LivenessAction> {
-        LivenessAction::parse(&self.action)
+        LivenessAction::parse(self.action.as_ref())
     }
 }
 
@@ -192,31 +203,33 @@ impl LivenessAction {
 
 /// `turn_done`: terminal frame of a successful round.
 #[derive(Debug, Clone, PartialEq, JsonSchema)]
-pub struct TurnDone {
+#[schemars(rename = "TurnDone")]
+pub struct TurnDone<S = String> {
     /// Round id.
     #[schemars(range(min = 0, max = 9_007_199_254_740_991u64))]
     pub turn_id: u64,
     /// The round's assistant text (text blocks joined with `"\n"`).
-    pub message: String,
+    pub message: S,
     /// Results of the round's tool calls.
-    pub tool_results: Vec<ToolResult>,
+    pub tool_results: Vec<ToolResult<S>>,
     /// Token counts and cost of the round.
     pub usage: Usage,
     /// Provider stop reason (`"stop"`, `"toolUse"`, `"length"`, ...).
-    pub stop_reason: String,
+    pub stop_reason: S,
 }
 
 /// One entry of `turn_done.tool_results`.
 #[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
-pub struct ToolResult {
+#[schemars(rename = "ToolResult")]
+pub struct ToolResult<S = String> {
     /// Tool call id.
-    pub id: String,
+    pub id: S,
     /// Tool name.
-    pub name: String,
+    pub name: S,
     /// Whether the call succeeded.
     pub ok: bool,
     /// Result text, capped at 2000 UTF-16 units plus the `…(+N chars)` suffix.
-    pub text: String,
+    pub text: S,
 }
 
 /// `turn_done.usage`.
@@ -234,12 +247,13 @@ pub struct Usage {
 
 /// `turn_error`: terminal frame of a failed round.
 #[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
-pub struct TurnError {
+#[schemars(rename = "TurnError")]
+pub struct TurnError<S = String> {
     /// Round id.
     #[schemars(range(min = 0, max = 9_007_199_254_740_991u64))]
     pub turn_id: u64,
     /// The provider error.
-    pub error: String,
+    pub error: S,
     /// Whether the run ends with this error (`true` in v1 headless runs).
     pub fatal: bool,
 }
@@ -257,13 +271,14 @@ pub struct CompactionEnd {
 
 /// A frame of a type this version does not know.
 #[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
-pub struct UnknownFrame {
+#[schemars(rename = "UnknownFrame")]
+pub struct UnknownFrame<S = String> {
     /// The frame's `type`.
-    pub frame_type: String,
+    pub frame_type: S,
     /// The frame's `turn_id`, when it has a valid one.
     pub turn_id: Option<u64>,
     /// The frame's line, verbatim (encoding an unknown frame writes it back unchanged).
-    pub raw: String,
+    pub raw: S,
 }
 
 /// Which of the three terminal frames ended a round.
@@ -291,7 +306,7 @@ impl Terminal {
     }
 }
 
-impl Frame {
+impl<S: AsRef<str>> Frame<S> {
     /// The wire `type` of this frame.
     pub fn frame_type(&self) -> &str {
         match self {
@@ -307,7 +322,7 @@ impl Frame {
             Self::Cancelled(_) => "cancelled",
             Self::CompactionStart(_) => "compaction_start",
             Self::CompactionEnd(_) => "compaction_end",
-            Self::Unknown(u) => &u.frame_type,
+            Self::Unknown(u) => u.frame_type.as_ref(),
         }
     }
 
@@ -338,7 +353,9 @@ impl Frame {
             _ => None,
         }
     }
+}
 
+impl Frame {
     /// The wire names of every frame type v1 knows, in the spec's order.
     pub const KNOWN_TYPES: [&'static str; 12] = [
         "hep_header",

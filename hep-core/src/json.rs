@@ -244,16 +244,21 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads a plain non-negative integer: no sign, fraction, exponent or leading zero,
-    /// and no overflow of `u64`; `None` otherwise.
+    /// and no overflow of `u64`; `None` otherwise (the cursor then anywhere in the number).
+    /// The digits are scanned and summed in one pass.
     pub(crate) fn plain_uint(&mut self) -> Option<u64> {
         let start = self.pos;
-        let count = self.digits();
-        let digits = self.bytes().get(start..self.pos).unwrap_or_default();
-        let leading_zero = count > 1 && digits.first() == Some(&b'0');
+        let mut value = 0u64;
+        while let Some(digit @ b'0'..=b'9') = self.peek() {
+            value = value.checked_mul(10)?.checked_add(u64::from(digit - b'0'))?;
+            self.pos += 1;
+        }
+        let count = self.pos - start;
+        let leading_zero = count > 1 && self.bytes().get(start) == Some(&b'0');
         if count == 0 || leading_zero || matches!(self.peek(), Some(b'.' | b'e' | b'E')) {
             return None;
         }
-        digits.iter().try_fold(0u64, |acc, d| acc.checked_mul(10)?.checked_add(u64::from(d - b'0')))
+        Some(value)
     }
 
     fn digits(&mut self) -> usize {

@@ -3,12 +3,14 @@
 pub mod args;
 #[cfg(feature = "batch")]
 pub mod batch;
+mod borrowed;
 pub mod boundary;
 pub mod bounds;
 mod decode;
 pub mod encode;
 mod encode_json;
 mod error;
+mod event;
 mod fast_decode;
 mod frame;
 mod json;
@@ -26,15 +28,17 @@ mod violation;
 pub mod writer;
 
 pub use args::{Args, parse_args};
+pub use borrowed::FrameRef;
 pub use bounds::ArgsMode;
 pub use decode::decode;
 pub use encode::encode;
 pub use encode_json::encode_json;
 pub use error::{Error, ErrorKind, Result};
+pub use event::{Event, EventRef, Received, ReceivedRef};
 pub use frame::*;
 pub use json::MAX_DEPTH;
 pub use reader::Reader;
-pub use stream::{Event, Received, Stream, StreamOptions};
+pub use stream::{Stream, StreamOptions};
 pub use validate::Validator;
 pub use verdict::{RunResult, Verdict};
 pub use violation::{Severity, Violation, ViolationCode};

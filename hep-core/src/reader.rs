@@ -1,7 +1,8 @@
 //! A blocking reader for Rust users: a [`Stream`] around any [`BufRead`].
 
 use crate::error::Error;
-use crate::stream::{Event, Stream, StreamOptions};
+use crate::event::Event;
+use crate::stream::{Stream, StreamOptions};
 use crate::verdict::RunResult;
 use std::collections::VecDeque;
 use std::io::{BufRead, ErrorKind as IoKind};

@@ -210,8 +210,13 @@ impl Run {
     }
 
     /// The turn with id `turn_id`, creating it when it is newer than every kept turn.
+    #[inline(always)]
     fn turn(&mut self, turn_id: u64) -> Option<&mut Turn> {
         let newest = self.turns.back().map(|t| t.turn_id);
+        if newest == Some(turn_id) {
+            // The common case: another frame of the open round.
+            return self.turns.back_mut();
+        }
         if newest.is_none_or(|n| turn_id > n) {
             if self.turns.len() >= self.limits.max_turns.max(1) {
                 self.drop_oldest();
@@ -229,19 +234,24 @@ impl Run {
         }
     }
 
-    /// Folds one frame into the run.
-    pub fn apply(&mut self, frame: &Frame) {
+    /// Folds one frame, owned ([`Frame`]) or borrowed ([`FrameRef`](crate::FrameRef)),
+    /// into the run.
+    pub fn apply<S: AsRef<str>>(&mut self, frame: &Frame<S>) {
         self.frames += 1;
         let limits = self.limits;
         if let Frame::HepHeader(h) = frame {
-            self.header.get_or_insert_with(|| h.clone());
+            self.header.get_or_insert_with(|| HepHeader {
+                hep: h.hep.as_ref().to_owned(),
+                fah: h.fah.as_ref().to_owned(),
+                session: h.session.as_ref().to_owned(),
+            });
             return;
         }
         if let Some(terminal) = frame.terminal() {
             let id = frame.turn_id().unwrap_or_default();
             self.last_terminal = Some((terminal, id));
             self.answer = match frame {
-                Frame::TurnDone(d) => Some(d.message.clone()),
+                Frame::TurnDone(d) => Some(d.message.as_ref().to_owned()),
                 _ => None,
             };
         }
@@ -273,44 +283,44 @@ impl Run {
 
 /// Folds `frame` into its `turn`, keeping the turn's text within
 /// [`Limits::max_retained_bytes`].
-fn fold(turn: &mut Turn, frame: &Frame, limits: Limits) {
+fn fold<S: AsRef<str>>(turn: &mut Turn, frame: &Frame<S>, limits: Limits) {
     let mut budget = Budget { max: limits.max_retained_bytes, used: turn.retained, dropped: 0 };
     match frame {
         Frame::MessageDelta(m) => {
             let max = limits.max_text_bytes.min(turn.text.len() + budget.room());
-            budget.used += push_bounded(&mut turn.text, &mut turn.text_dropped, &m.delta, max);
+            budget.used += push_bounded(&mut turn.text, &mut turn.text_dropped, m.delta.as_ref(), max);
         }
-        Frame::ToolStart(t) => match call(turn, &t.id, &t.name, &mut budget, limits) {
-            Some(call) => budget.replace(&mut call.args_summary, &t.args_summary),
+        Frame::ToolStart(t) => match call(turn, t.id.as_ref(), t.name.as_ref(), &mut budget, limits) {
+            Some(call) => budget.replace(&mut call.args_summary, t.args_summary.as_ref()),
             None => turn.tools_dropped += 1,
         },
         Frame::ToolDelta(t) => {
             let room = budget.room();
-            if let Some(call) = turn.tools.iter_mut().rev().find(|c| c.id == t.id) {
+            if let Some(call) = turn.tools.iter_mut().rev().find(|c| c.id == t.id.as_ref()) {
                 let max = limits.max_tool_output_bytes.min(call.output.len() + room);
-                budget.used += push_bounded(&mut call.output, &mut call.output_dropped, &t.update, max);
+                budget.used += push_bounded(&mut call.output, &mut call.output_dropped, t.update.as_ref(), max);
             }
         }
         Frame::ToolLiveness(l) => {
-            if let Some(call) = call(turn, &l.id, &l.name, &mut budget, limits) {
+            if let Some(call) = call(turn, l.id.as_ref(), l.name.as_ref(), &mut budget, limits) {
                 liveness(call, l, &mut budget, limits);
             }
         }
         Frame::TurnDone(d) => {
             for r in &d.tool_results {
-                if let Some(call) = call(turn, &r.id, &r.name, &mut budget, limits) {
+                if let Some(call) = call(turn, r.id.as_ref(), r.name.as_ref(), &mut budget, limits) {
                     call.status = if r.ok { ToolStatus::Ok } else { ToolStatus::Failed };
-                    budget.replace_option(&mut call.result, &r.text);
+                    budget.replace_option(&mut call.result, r.text.as_ref());
                 }
             }
             turn.end = Some(Terminal::Done);
-            budget.replace_option(&mut turn.message, &d.message);
+            budget.replace_option(&mut turn.message, d.message.as_ref());
             turn.usage = Some(d.usage);
-            budget.replace_option(&mut turn.stop_reason, &d.stop_reason);
+            budget.replace_option(&mut turn.stop_reason, d.stop_reason.as_ref());
         }
         Frame::TurnError(e) => {
             turn.end = Some(Terminal::Error);
-            budget.replace_option(&mut turn.error, &e.error);
+            budget.replace_option(&mut turn.error, e.error.as_ref());
         }
         Frame::Cancelled(_) => turn.end = Some(Terminal::Cancelled),
         Frame::CompactionEnd(c) => {
@@ -326,15 +336,15 @@ fn fold(turn: &mut Turn, frame: &Frame, limits: Limits) {
 
 /// Records a `tool_liveness` report on its call: always as the latest report, and as a
 /// follow-up (every action but `heartbeat`) while the call has room for one.
-fn liveness(call: &mut ToolCall, l: &ToolLiveness, budget: &mut Budget, limits: Limits) {
+fn liveness<S: AsRef<str>>(call: &mut ToolCall, l: &ToolLiveness<S>, budget: &mut Budget, limits: Limits) {
     if let Some(old) = call.last_liveness.take() {
         budget.free(old.action.len() + old.detail.as_ref().map_or(0, String::len));
     }
     let report = Liveness {
-        action: budget.keep(&l.action),
+        action: budget.keep(l.action.as_ref()),
         elapsed_ms: l.elapsed_ms,
         output_bytes: l.output_bytes,
-        detail: l.detail.as_deref().map(|d| budget.keep(d)),
+        detail: l.detail.as_ref().map(|d| budget.keep(d.as_ref())),
     };
     let size = report.action.len() + report.detail.as_ref().map_or(0, String::len);
     if l.action_kind() != Some(LivenessAction::Heartbeat) {
@@ -435,6 +445,7 @@ fn push_capped<T>(list: &mut Vec<T>, dropped: &mut u64, max: usize, make: impl F
 
 /// Appends `text` to `buf` up to `max` bytes (cut on a character boundary), counting the
 /// rest in `dropped`; returns the bytes appended.
+#[inline]
 fn push_bounded(buf: &mut String, dropped: &mut u64, text: &str, max: usize) -> usize {
     let room = max.saturating_sub(buf.len());
     if text.len() <= room && *dropped == 0 {
@@ -500,7 +511,7 @@ mod tests {
     #[test]
     fn replaced_text_is_not_counted_twice() {
         let mut run = Run::new(Limits::default());
-        let done = Frame::TurnDone(TurnDone {
+        let done: Frame = Frame::TurnDone(TurnDone {
             turn_id: 1,
             message: "0123456789".into(),
             tool_results: vec![ToolResult { id: "c".into(), name: "sh".into(), ok: true, text: "abc".into() }],
@@ -557,7 +568,7 @@ mod tests {
 
     #[test]
     fn a_call_whose_id_and_name_just_fit_is_kept() {
-        let start = Frame::ToolStart(ToolStart {
+        let start: Frame = Frame::ToolStart(ToolStart {
             turn_id: 1,
             id: "c12".into(),
             name: "sh".into(),

@@ -2,15 +2,18 @@
 //!
 //! [`Stream::feed`] takes bytes as they arrive and returns what they complete;
 //! [`Stream::finish`] takes the exit code and returns the [`RunResult`].
+//! [`Stream::feed_borrowed`] reads the same way, handing over frames that borrow from the
+//! fed bytes.
 
-use crate::decode::{decode_str, utf8};
+use crate::decode::{Text, utf8};
 use crate::error::{Error, ErrorKind};
-use crate::frame::Frame;
+use crate::event::{Event, EventRef, Received};
 use crate::lines::{DEFAULT_MAX_LINE, Line, LineSplitter};
 use crate::run::{Limits, Run};
 use crate::validate::Validator;
 use crate::verdict::{Findings, RunResult, decide};
 use crate::violation::{Severity, Violation, ViolationCode};
+use std::borrow::Cow;
 
 /// How a [`Stream`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,31 +30,6 @@ impl Default for StreamOptions {
     fn default() -> Self {
         Self { max_line_length: DEFAULT_MAX_LINE, strict: false, limits: Limits::default() }
     }
-}
-
-/// A decoded frame with its line.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Received {
-    /// 1-based line number.
-    pub line: u64,
-    /// The line exactly as read (without the line ending).
-    pub raw: String,
-    /// The decoded frame.
-    pub frame: Frame,
-}
-
-/// What a chunk of input completed, in stream order.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Event {
-    /// A frame, the moment its line is complete.
-    Frame(Received),
-    /// A breach of a consumer guarantee (reported after the frame that caused it).
-    Violation(Violation),
-    /// A line that could not be read (malformed, too long, truncated); reading goes on.
-    Skipped(Error),
-    /// The stream stopped: strict mode met an error, or the header's version is refused.
-    /// Always the last event; later input is ignored.
-    Halted(Error),
 }
 
 /// A live HEP v1 stream reader.
@@ -148,12 +126,28 @@ impl Stream {
         self.lines = lines;
     }
 
+    /// Feeds `bytes` like [`Stream::feed_with`] (the same events, violations and result),
+    /// but hands each frame over borrowed: its line and every text field that needed no
+    /// unescaping are slices of `bytes` (or, for a line continued from an earlier feed, of
+    /// the stream's line buffer), valid for the callback's duration. Nothing is copied
+    /// unless kept: [`Event::into_owned`] makes an event outlive the callback.
+    ///
+    /// The fastest way to read fields; see the crate documentation on when to use it.
+    pub fn feed_borrowed(&mut self, bytes: &[u8], mut on_event: impl FnMut(EventRef<'_>)) {
+        if self.halted.is_some() || self.input_done {
+            return;
+        }
+        let mut lines = std::mem::take(&mut self.lines);
+        lines.push(bytes, |line| self.line::<Cow<'_, str>>(line, &mut on_event));
+        self.lines = lines;
+    }
+
     /// Marks the end of input, returning the events it completes (a truncated last line).
     pub fn end_input(&mut self) -> Vec<Event> {
         let mut out = Vec::new();
         if self.halted.is_none() && !self.input_done {
             let mut lines = std::mem::take(&mut self.lines);
-            lines.finish(|line| self.line(line, &mut |event| out.push(event)));
+            lines.finish(|line| self.line::<String>(line, &mut |event| out.push(event)));
             self.lines = lines;
         }
         self.input_done = true;
@@ -199,7 +193,9 @@ impl Stream {
         }
     }
 
-    fn line(&mut self, line: Line<'_>, out: &mut impl FnMut(Event)) {
+    /// Reads one line: decodes it (text fields as `S`), checks and folds the frame, and hands
+    /// over its events.
+    fn line<'l, S: Text<'l>>(&mut self, line: Line<'l>, out: &mut impl FnMut(Event<S>)) {
         if self.halted.is_some() {
             return;
         }
@@ -208,14 +204,22 @@ impl Stream {
             Line::Complete { number, bytes, text } => (number, bytes, text),
             Line::Skipped(err) => return self.skip(err, out),
         };
-        let decoded = text.map_or_else(|| utf8(bytes), Ok).and_then(|text| Ok((text, decode_str(text)?)));
+        let decoded = text.map_or_else(|| utf8(bytes), Ok).and_then(|text| S::decode(text).map(|frame| (text, frame)));
         let (text, frame) = match decoded {
             Ok(decoded) => decoded,
             Err(err) => return self.skip(err.at_line(number), out),
         };
         self.validator.check(number, &frame, &mut self.scratch);
         self.run.apply(&frame);
-        out(Event::Frame(Received { line: number, raw: text.to_owned(), frame }));
+        out(Event::Frame(Received { line: number, raw: S::from_cow(Cow::Borrowed(text)), frame }));
+        if !self.scratch.is_empty() {
+            self.report(number, out);
+        }
+    }
+
+    /// Hands over the violations the frame at line `number` caused, halting on the first
+    /// one that stops the stream.
+    fn report<S>(&mut self, number: u64, out: &mut impl FnMut(Event<S>)) {
         let mut found = std::mem::take(&mut self.scratch);
         for v in found.drain(..) {
             let halt = match v.code {
@@ -238,7 +242,7 @@ impl Stream {
         self.scratch = found;
     }
 
-    fn skip(&mut self, err: Error, out: &mut impl FnMut(Event)) {
+    fn skip<S>(&mut self, err: Error, out: &mut impl FnMut(Event<S>)) {
         self.validator.skipped_line(err.line());
         self.skipped_count += 1;
         if err.kind() == ErrorKind::Truncated {
@@ -255,7 +259,7 @@ impl Stream {
         }
     }
 
-    fn halt(&mut self, err: Error, out: &mut impl FnMut(Event)) {
+    fn halt<S>(&mut self, err: Error, out: &mut impl FnMut(Event<S>)) {
         self.halted = Some(err.clone());
         out(Event::Halted(err));
     }
@@ -279,6 +283,7 @@ impl Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frame::Frame;
     use crate::verdict::Verdict;
 
     const DONE: &str = concat!(
@@ -321,5 +326,37 @@ mod tests {
         let r = result(capped, &format!("{DONE}not json\n"));
         assert_eq!(r.verdict, Verdict::ProtocolError);
         assert!(!r.reasons.is_empty());
+    }
+
+    #[test]
+    fn borrowed_frames_borrow_what_needs_no_unescaping() {
+        let plain = r#"{"type":"message_delta","turn_id":1,"delta":"plain"}"#;
+        let escaped = r#"{"type":"message_delta","turn_id":1,"delta":"a\nb"}"#;
+        let unknown = r#"{"type":"plan_update","turn_id":1}"#;
+        let input = format!("{plain}\n{escaped}\n{unknown}\n");
+        // Whole, then with each line cut in two (read from the stream's line buffer).
+        for cut in [input.len(), 20, plain.len() + 20] {
+            let (head, tail) = input.as_bytes().split_at(cut);
+            let mut stream = Stream::default();
+            let mut seen = Vec::new();
+            for chunk in [head, tail] {
+                stream.feed_borrowed(chunk, |event| {
+                    let Event::Frame(r) = event else { return };
+                    let raw_borrowed = matches!(r.raw, Cow::Borrowed(_));
+                    let text = match &r.frame {
+                        Frame::MessageDelta(d) => (d.delta.to_string(), matches!(d.delta, Cow::Borrowed(_))),
+                        Frame::Unknown(u) => (u.frame_type.to_string(), matches!(u.raw, Cow::Borrowed(_))),
+                        other => (other.frame_type().to_owned(), false),
+                    };
+                    seen.push((raw_borrowed, text));
+                });
+            }
+            let expected = [
+                (true, ("plain".to_owned(), true)),
+                (true, ("a\nb".to_owned(), false)),
+                (true, ("plan_update".to_owned(), true)),
+            ];
+            assert_eq!(seen, expected, "cut at {cut}");
+        }
     }
 }

@@ -110,8 +110,9 @@ impl Validator {
         self.lines = self.lines.max(line);
     }
 
-    /// Checks one frame at `line`, pushing any violations to `out`.
-    pub fn check(&mut self, line: u64, frame: &Frame, out: &mut Vec<Violation>) {
+    /// Checks one frame at `line`, pushing any violations to `out`. The frame may be owned
+    /// ([`Frame`]) or borrowed ([`FrameRef`](crate::FrameRef)): the checks are the same.
+    pub fn check<S: AsRef<str>>(&mut self, line: u64, frame: &Frame<S>, out: &mut Vec<Violation>) {
         self.lines = self.lines.max(line);
         self.frames += 1;
         let mut v = Sink { out, line, turn_id: frame.turn_id() };
@@ -126,12 +127,12 @@ impl Validator {
                 if line != 1 {
                     v.push(ViolationCode::MissingHeader, format!("hep_header is on line {line}, not on line 1"));
                 }
-                if !version_supported(&h.hep) {
+                if !version_supported(h.hep.as_ref()) {
                     v.push(
                         ViolationCode::UnsupportedVersion,
                         format!(
                             "the stream speaks HEP {:?}; this library speaks {} and refuses it",
-                            clip(&h.hep),
+                            clip(h.hep.as_ref()),
                             crate::PROTOCOL_VERSION
                         ),
                     );
@@ -159,7 +160,7 @@ impl Validator {
 
     /// What the frame's place in the run allows: an unpaired compaction closed, round
     /// frames after `agent_start`, and what may follow the end of the run.
-    fn check_order(&mut self, id: u64, frame: &Frame, compaction: bool, v: &mut Sink<'_>) {
+    fn check_order<S: AsRef<str>>(&mut self, id: u64, frame: &Frame<S>, compaction: bool, v: &mut Sink<'_>) {
         if let (Some(start), false) = (self.compaction, matches!(frame, Frame::CompactionEnd(_))) {
             self.compaction = None;
             v.push_for(
@@ -209,7 +210,7 @@ impl Validator {
         }
     }
 
-    fn check_turn(&mut self, id: u64, frame: &Frame, v: &mut Sink<'_>) {
+    fn check_turn<S: AsRef<str>>(&mut self, id: u64, frame: &Frame<S>, v: &mut Sink<'_>) {
         let compaction = matches!(frame, Frame::CompactionStart(_) | Frame::CompactionEnd(_));
         if matches!(frame, Frame::CompactionEnd(_)) && self.open.is_none() && id == self.last_id {
             return;
@@ -272,7 +273,7 @@ impl Validator {
     }
 
     /// Records a terminal frame of round `id` as the stream's last one (and its end, if fatal).
-    fn note_terminal(&mut self, id: u64, frame: &Frame) {
+    fn note_terminal<S: AsRef<str>>(&mut self, id: u64, frame: &Frame<S>) {
         let Some(terminal) = frame.terminal() else { return };
         self.last_terminal = Some((terminal, id));
         let fatal = match frame {
@@ -291,7 +292,7 @@ impl Validator {
         self.round_untracked = 0;
     }
 
-    fn check_frame(&mut self, id: u64, frame: &Frame, v: &mut Sink<'_>) {
+    fn check_frame<S: AsRef<str>>(&mut self, id: u64, frame: &Frame<S>, v: &mut Sink<'_>) {
         match frame {
             Frame::AgentStart(_) => {
                 self.agent_starts += 1;
@@ -299,49 +300,52 @@ impl Validator {
                     v.push(ViolationCode::DuplicateAgentStart, "agent_start appears a second time".into());
                 }
             }
-            Frame::MessageStart(m) if m.role != "assistant" => {
+            Frame::MessageStart(m) if m.role.as_ref() != "assistant" => {
                 v.push(
                     ViolationCode::UnexpectedRole,
-                    format!("message_start role is {:?}, not \"assistant\"", clip(&m.role)),
+                    format!("message_start role is {:?}, not \"assistant\"", clip(m.role.as_ref())),
                 );
             }
-            Frame::ToolStart(t) if self.calls.contains(&t.id) => v.push(
+            Frame::ToolStart(t) if self.calls.contains(t.id.as_ref()) => v.push(
                 ViolationCode::DuplicateToolCall,
-                format!("tool_start for call {:?} a second time in turn {id}", clip(&t.id)),
+                format!("tool_start for call {:?} a second time in turn {id}", clip(t.id.as_ref())),
             ),
             Frame::ToolStart(t) => {
                 if self.calls.len() < self.max_tracked_calls {
-                    self.calls.insert(t.id.clone());
+                    self.calls.insert(t.id.as_ref().to_owned());
                 } else {
                     self.round_untracked += 1;
                     self.untracked_calls += 1;
                 }
             }
             Frame::TurnDone(done) if self.round_untracked == 0 => {
-                for result in done.tool_results.iter().filter(|r| !self.calls.contains(&r.id)) {
+                for result in done.tool_results.iter().filter(|r| !self.calls.contains(r.id.as_ref())) {
                     v.push(
                         ViolationCode::UnknownToolResult,
-                        format!("tool result for call {:?}, which has no tool_start in turn {id}", clip(&result.id)),
+                        format!(
+                            "tool result for call {:?}, which has no tool_start in turn {id}",
+                            clip(result.id.as_ref())
+                        ),
                     );
                 }
             }
             Frame::ToolDelta(t) => {
-                if t.update.is_empty() {
+                if t.update.as_ref().is_empty() {
                     v.push(
                         ViolationCode::EmptyToolDelta,
-                        format!("tool_delta for call {:?} has an empty update", clip(&t.id)),
+                        format!("tool_delta for call {:?} has an empty update", clip(t.id.as_ref())),
                     );
                 }
-                self.check_call(&t.id, "tool_delta", v);
+                self.check_call(t.id.as_ref(), "tool_delta", v);
             }
             Frame::ToolLiveness(t) => {
                 if t.action_kind().is_none() {
                     v.push(
                         ViolationCode::UnknownLivenessAction,
-                        format!("tool_liveness action {:?} is not a v1 action", clip(&t.action)),
+                        format!("tool_liveness action {:?} is not a v1 action", clip(t.action.as_ref())),
                     );
                 }
-                self.check_call(&t.id, "tool_liveness", v);
+                self.check_call(t.id.as_ref(), "tool_liveness", v);
             }
             Frame::CompactionStart(_) => self.compaction = Some(id),
             Frame::CompactionEnd(_) => match self.compaction.take() {
@@ -497,7 +501,8 @@ mod tests {
             assert!(v.calls.len() <= 3);
         }
         assert_eq!(v.untracked_calls(), 10_000 - 3);
-        v.check(10_001, &Frame::ToolDelta(ToolDelta { turn_id: 2, id: "c0".into(), update: "x".into() }), &mut out);
+        let delta: Frame = Frame::ToolDelta(ToolDelta { turn_id: 2, id: "c0".into(), update: "x".into() });
+        v.check(10_001, &delta, &mut out);
         assert_eq!((v.calls.len(), v.round_untracked, v.untracked_calls()), (0, 0, 10_000 - 3));
     }
 

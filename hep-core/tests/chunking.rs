@@ -2,7 +2,9 @@
 //! same bytes fed in any split (one byte at a time, fixed sizes, every single cut, seeded
 //! random cuts, cuts inside every multi-byte UTF-8 character and inside every escape, between
 //! every `\r` and `\n`) give exactly the same events and the same [`RunResult`] as the bytes fed
-//! whole.
+//! whole. Each split is also read through [`Stream::feed_borrowed`]: its events, made owned, and
+//! its result must be those of the owned path (a line continued across feeds borrows from the
+//! stream's line buffer, so the splits try that path too).
 //!
 //! The inputs: every `stream/` case and every `hostile/` stream case (with its options and exit
 //! code), and every `decode/`, `reject/` and `hostile/` line, as a one-line stream and as a
@@ -31,14 +33,28 @@ struct Input {
 /// Everything a stream gives: every event, in order, and the result.
 type Outcome = (Vec<Event>, RunResult);
 
-/// Feeds `bytes` cut at `cuts` (ascending positions) to a fresh stream, then ends it.
-fn feed(input: &Input, cuts: &[usize]) -> Outcome {
+/// How a stream is fed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Path {
+    /// `Stream::feed_into`: owned events.
+    Owned,
+    /// `Stream::feed_borrowed`, each event made owned with `Event::into_owned`.
+    Borrowed,
+}
+
+/// Feeds `bytes` cut at `cuts` (ascending positions) to a fresh stream along `path`, then
+/// ends it.
+fn feed(input: &Input, cuts: &[usize], path: Path) -> Outcome {
     let mut stream = Stream::new(input.options);
     let mut events = Vec::new();
     let mut start = 0;
     for &cut in cuts.iter().chain(std::iter::once(&input.bytes.len())) {
         let end = cut.clamp(start, input.bytes.len());
-        stream.feed_into(input.bytes.get(start..end).unwrap_or_default(), &mut events);
+        let bytes = input.bytes.get(start..end).unwrap_or_default();
+        match path {
+            Path::Owned => stream.feed_into(bytes, &mut events),
+            Path::Borrowed => stream.feed_borrowed(bytes, |event| events.push(event.into_owned())),
+        }
         start = end;
     }
     events.extend(stream.end_input());
@@ -113,16 +129,21 @@ fn splits(bytes: &[u8], seed: u64, exhaustive: bool) -> Vec<(String, Vec<usize>)
     out
 }
 
-/// Feeds `input` in every split; returns a description of each split whose outcome differs.
+/// Feeds `input` in every split, owned and borrowed; returns a description of each split
+/// whose outcome differs from the owned path's fed whole.
 fn check(input: &Input, exhaustive: bool) -> Vec<String> {
-    let whole = feed(input, &[]);
+    let whole = feed(input, &[], Path::Owned);
     let seed =
         input.name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
     let mut failures = Vec::new();
-    for (how, cuts) in splits(&input.bytes, seed, exhaustive) {
-        let got = feed(input, &cuts);
-        if got != whole {
-            failures.push(format!("{}: fed {how}, {}", input.name, difference(&whole, &got)));
+    let mut all = splits(&input.bytes, seed, exhaustive);
+    all.push(("whole".to_owned(), Vec::new()));
+    for (how, cuts) in all {
+        for path in [Path::Owned, Path::Borrowed] {
+            let got = feed(input, &cuts, path);
+            if got != whole {
+                failures.push(format!("{}: fed {how} ({path:?}), {}", input.name, difference(&whole, &got)));
+            }
         }
     }
     failures
@@ -342,7 +363,7 @@ fn a_realistic_stream_gives_the_same_outcome_however_split() {
             options: StreamOptions::default(),
             exit_code: Some(0),
         };
-        let (_, result) = feed(&plain, &[]);
+        let (_, result) = feed(&plain, &[], Path::Owned);
         assert_eq!(result.verdict, Verdict::Ok, "the writer's run does not read back as ok: {:?}", result.reasons);
         assert!(result.conforms, "{:?}", result.violations);
         let hostile = with_hostile_lines(&run, seed);

@@ -1,7 +1,8 @@
 //! [`Supervisor`]: the whole policy of running a harness, as a state machine without I/O.
 
 use super::{CancelReason, ExitStatus, Signal, StderrLines, SuperviseOptions, Tail};
-use crate::stream::{Event, Stream};
+use crate::event::Event;
+use crate::stream::Stream;
 use crate::verdict::RunResult;
 use serde::Serialize;
 use std::collections::VecDeque;

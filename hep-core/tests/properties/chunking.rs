@@ -90,6 +90,18 @@ fn feed_all(options: StreamOptions, chunks: &[&[u8]], exit_code: Option<i32>) ->
     (events, stream.finish(exit_code))
 }
 
+/// Feeds `chunks` to a fresh stream through `Stream::feed_borrowed`, each event made owned,
+/// and ends it.
+fn feed_all_borrowed(options: StreamOptions, chunks: &[&[u8]], exit_code: Option<i32>) -> (Vec<Event>, RunResult) {
+    let mut stream = Stream::new(options);
+    let mut events = Vec::new();
+    for chunk in chunks {
+        stream.feed_borrowed(chunk, |event| events.push(event.into_owned()));
+    }
+    events.extend(stream.end_input());
+    (events, stream.finish(exit_code))
+}
+
 proptest! {
     #![proptest_config(config(256))]
 
@@ -109,6 +121,20 @@ proptest! {
         let one_by_one = feed_all(options, &bytewise, exit_code);
         prop_assert_eq!(&one_by_one.0, &whole.0, "byte-at-a-time events differ, options {:?}", options);
         prop_assert_eq!(&one_by_one.1, &whole.1, "byte-at-a-time results differ, options {:?}", options);
+    }
+
+    #[test]
+    fn the_borrowed_path_gives_the_owned_events_and_result(
+        bytes in stream_bytes(),
+        options in options(),
+        splits in vec(any::<Index>(), 0..16),
+        exit_code in exit_code(),
+    ) {
+        let Bytes(bytes) = bytes;
+        let owned = feed_all(options, &chunks(&bytes, &splits), exit_code);
+        let borrowed = feed_all_borrowed(options, &chunks(&bytes, &splits), exit_code);
+        prop_assert_eq!(&borrowed.0, &owned.0, "events differ, options {:?}", options);
+        prop_assert_eq!(&borrowed.1, &owned.1, "results differ, options {:?}", options);
     }
 }
 
