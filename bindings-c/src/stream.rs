@@ -113,9 +113,9 @@ pub unsafe extern "C" fn hep_stream_feed(
         let State::Reading(stream) = &mut handle.state else { return Ok(()) };
         let mut batch = FrameBatch::for_input(data.len());
         let (mut frames, mut halt) = (0, None);
-        stream.feed_with(data, |event| match event {
+        stream.feed_borrowed(data, |event| match event {
             Event::Frame(received) => {
-                batch.push(&received);
+                batch.push_borrowed(&received);
                 frames += 1;
             }
             Event::Halted(e) => halt = Some(Failure::from(e)),

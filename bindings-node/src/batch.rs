@@ -33,6 +33,7 @@ use crate::errors::Record;
 use crate::text::push_utf16;
 use hep_core::{Error, Event, Frame};
 use napi::bindgen_prelude::{Array, Env, Float64Array};
+use std::ops::Deref;
 
 /// The batch being written; reused from call to call.
 #[derive(Debug, Default)]
@@ -51,8 +52,8 @@ impl Batch {
         Self { raw, ..Self::default() }
     }
 
-    /// Adds what the core's stream reported.
-    pub(crate) fn event(&mut self, event: Event) {
+    /// Adds what the core's stream reported (its frame's text owned or borrowed).
+    pub(crate) fn event<S: Deref<Target = str>>(&mut self, event: Event<S>) {
         match event {
             Event::Frame(received) => self.frame(received.line, &received.raw, &received.frame),
             Event::Violation(_) | Event::Skipped(_) => {}
@@ -61,7 +62,7 @@ impl Batch {
     }
 
     /// Adds one frame, read from line `line` whose text is `raw`.
-    pub(crate) fn frame(&mut self, line: u64, raw: &str, frame: &Frame) {
+    pub(crate) fn frame<S: Deref<Target = str>>(&mut self, line: u64, raw: &str, frame: &Frame<S>) {
         self.count += 1;
         self.cols.push(layout::code(frame));
         if self.raw {

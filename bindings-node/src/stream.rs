@@ -144,7 +144,7 @@ impl NativeStream {
     fn feed_bytes<'env>(&mut self, env: &'env Env, bytes: &[u8]) -> napi::Result<Array<'env>> {
         guard(env, || {
             let Self { stream, batch, .. } = self;
-            stream.as_mut().ok_or_else(finished)?.feed_with(bytes, |event| batch.event(event));
+            stream.as_mut().ok_or_else(finished)?.feed_borrowed(bytes, |event| batch.event(event));
             Ok(batch.take(env)?)
         })
     }

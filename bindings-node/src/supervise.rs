@@ -313,7 +313,7 @@ impl NativeSupervisor {
                 }
             }
             if let Some(e) = halt {
-                batch.event(Event::Halted(e));
+                batch.event(Event::<String>::Halted(e));
             }
             let reports = match reports.is_empty() {
                 true => None,

@@ -5,7 +5,8 @@ use crate::boundary::guard;
 use crate::errors::{CoreError, HepError, Violation};
 use crate::limits::CoreLimits;
 use crate::result::RunResult;
-use hep_core::{Event, Stream, StreamOptions};
+use hep_core::{Event, EventRef, Stream, StreamOptions};
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// What the stream has seen besides frames.
@@ -52,15 +53,15 @@ impl CoreStream {
         let State::Reading(stream) = state else { return Ok(Arc::default()) };
         let mut out = hep_core::batch::FrameBatch::for_input(bytes.map_or(0, <[u8]>::len));
         let mut halt = None;
-        let mut on_event = |event| match event {
-            Event::Frame(r) => out.push(&r),
+        let mut on_event = |event: EventRef<'_>| match event {
+            Event::Frame(r) => out.push_borrowed(&r),
             Event::Violation(v) => push_capped(&mut found.violations, Violation::from(v), *max_reports),
             Event::Skipped(e) => push_capped(&mut found.skipped, HepError::from(&e), *max_reports),
             Event::Halted(e) => halt = Some(HepError::from(&e)),
         };
         match bytes {
-            Some(bytes) => stream.feed_with(bytes, &mut on_event),
-            None => stream.end_input().into_iter().for_each(&mut on_event),
+            Some(bytes) => stream.feed_borrowed(bytes, &mut on_event),
+            None => stream.end_input().into_iter().for_each(|event| on_event(event.map_text(Cow::Owned))),
         }
         let out = Arc::new(FrameBatch::from(out));
         match halt {

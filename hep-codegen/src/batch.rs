@@ -103,8 +103,8 @@ fn core_batch(model: &Model) -> String {
     out.push_str(
         "
 impl FrameBatch {
-    /// Appends `frame`: its tag, then its fields.
-    pub(super) fn frame(&mut self, frame: &Frame) {
+    /// Appends `frame` (owned or borrowed text): its tag, then its fields.
+    pub(super) fn frame<S: Put>(&mut self, frame: &Frame<S>) {
         match frame {
 ",
     );
@@ -122,13 +122,16 @@ impl FrameBatch {
     arm(&mut out, "Unknown", &model.unknown.name, &model.unknown.fields);
     out.push_str("        }\n    }\n}\n");
     for Record { name, fields, .. } in &model.records {
+        let generics = if fields.iter().any(|f| holds_text(model, &f.ty)) { ("<S: Put>", "<S>") } else { ("", "") };
         let _ = write!(
             out,
             "
-impl Put for {name} {{
+impl{} Put for {name}{} {{
     fn put(&self, batch: &mut FrameBatch) {{
         let {name} {{ {} }} = self;
 ",
+            generics.0,
+            generics.1,
             field_names(fields)
         );
         for field in fields {
@@ -137,6 +140,19 @@ impl Put for {name} {{
         out.push_str("    }\n}\n");
     }
     out
+}
+
+/// Whether a field of this type holds text, so that its record is generic over the
+/// string type as hep-core's text-holding types are.
+fn holds_text(model: &Model, ty: &Type) -> bool {
+    match ty {
+        Type::String => true,
+        Type::List(item) => holds_text(model, item),
+        Type::Record(name) => {
+            model.records.iter().filter(|r| &r.name == name).any(|r| r.fields.iter().any(|f| holds_text(model, &f.ty)))
+        }
+        Type::Int | Type::Float | Type::Bool => false,
+    }
 }
 
 #[cfg(test)]

@@ -191,7 +191,8 @@ fn batch_writer(model: &Model) -> String {
          //! module's), from hep-core's frame model: `lib/batch.js`, generated from the same model,\n\
          //! reads them back.\n\n\
          use super::Batch;\n\
-         use hep_core::Frame;\n\n",
+         use hep_core::Frame;\n\
+         use std::ops::Deref;\n\n",
     );
     out.push_str(
         "/// The type of each frame code: the protocol's frame types in the spec's order, then\n\
@@ -207,13 +208,13 @@ fn batch_writer(model: &Model) -> String {
          /// boolean, `[x]` a list, `{x}` a record, `?` an optional field): `lib/batch.js` has the same.\n",
     );
     let _ = writeln!(out, "pub(crate) const LAYOUT: &str = {:?};\n", layout(model));
-    out.push_str("/// The code of `frame`'s type (its index in [`FRAME_TYPES`]).\npub(super) fn code(frame: &Frame) -> f64 {\n    match frame {\n");
+    out.push_str("/// The code of `frame`'s type (its index in [`FRAME_TYPES`]).\npub(super) fn code<S>(frame: &Frame<S>) -> f64 {\n    match frame {\n");
     for (code, kind) in kinds.iter().enumerate() {
         let _ = writeln!(out, "        Frame::{}(_) => {code}.0,", kind.variant);
     }
     out.push_str("    }\n}\n\n");
     out.push_str(
-        "impl Batch {\n    /// Adds the fields of `frame`, in the wire's order.\n    pub(super) fn fields(&mut self, frame: &Frame) {\n        match frame {\n",
+        "impl Batch {\n    /// Adds the fields of `frame` (owned or borrowed text), in the wire's order.\n    pub(super) fn fields<S: Deref<Target = str>>(&mut self, frame: &Frame<S>) {\n        match frame {\n",
     );
     for kind in &kinds {
         if kind.fields.is_empty() {

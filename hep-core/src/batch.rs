@@ -38,7 +38,8 @@ pub mod result;
 
 pub use frames::FrameTag;
 
-use crate::event::Received;
+use crate::event::{Received, ReceivedRef};
+use std::borrow::Cow;
 
 /// Encoded frames with their lines (see the module documentation for the layout).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -53,6 +54,17 @@ impl FrameBatch {
 
     /// Appends one frame with its line number and line as read.
     pub fn push(&mut self, received: &Received) {
+        self.received(received);
+    }
+
+    /// [`FrameBatch::push`] for a frame read by
+    /// [`Stream::feed_borrowed`](crate::Stream::feed_borrowed): the same bytes, without the
+    /// frame's text copied into owned strings first.
+    pub fn push_borrowed(&mut self, received: &ReceivedRef<'_>) {
+        self.received(received);
+    }
+
+    fn received<S: Put>(&mut self, received: &Received<S>) {
         self.put(&received.line);
         self.put(&received.raw);
         self.frame(&received.frame);
@@ -126,6 +138,12 @@ impl Put for str {
 impl Put for String {
     fn put(&self, batch: &mut FrameBatch) {
         self.as_str().put(batch);
+    }
+}
+
+impl Put for Cow<'_, str> {
+    fn put(&self, batch: &mut FrameBatch) {
+        self.as_ref().put(batch);
     }
 }
 

@@ -16,50 +16,52 @@ impl<S: Into<String>> Frame<S> {
     /// The same frame with every text field owned (a borrowed field is copied, an owned
     /// one moved; on an owned [`Frame`] this changes nothing).
     pub fn into_owned(self) -> Frame {
+        self.map_text(Into::into)
+    }
+}
+
+impl<S> Frame<S> {
+    /// The same frame with `f` applied to every text field, in the wire's order (e.g.
+    /// `Cow::Owned` makes an owned frame a [`FrameRef`] without copying).
+    pub fn map_text<T>(self, mut f: impl FnMut(S) -> T) -> Frame<T> {
         match self {
-            Self::HepHeader(h) => {
-                Frame::HepHeader(HepHeader { hep: h.hep.into(), fah: h.fah.into(), session: h.session.into() })
-            }
-            Self::AgentStart(f) => Frame::AgentStart(f),
-            Self::MessageStart(m) => Frame::MessageStart(MessageStart { turn_id: m.turn_id, role: m.role.into() }),
-            Self::MessageDelta(m) => Frame::MessageDelta(MessageDelta { turn_id: m.turn_id, delta: m.delta.into() }),
+            Self::HepHeader(h) => Frame::HepHeader(HepHeader { hep: f(h.hep), fah: f(h.fah), session: f(h.session) }),
+            Self::AgentStart(r) => Frame::AgentStart(r),
+            Self::MessageStart(m) => Frame::MessageStart(MessageStart { turn_id: m.turn_id, role: f(m.role) }),
+            Self::MessageDelta(m) => Frame::MessageDelta(MessageDelta { turn_id: m.turn_id, delta: f(m.delta) }),
             Self::ToolStart(t) => Frame::ToolStart(ToolStart {
                 turn_id: t.turn_id,
-                id: t.id.into(),
-                name: t.name.into(),
-                args_summary: t.args_summary.into(),
+                id: f(t.id),
+                name: f(t.name),
+                args_summary: f(t.args_summary),
             }),
-            Self::ToolDelta(t) => {
-                Frame::ToolDelta(ToolDelta { turn_id: t.turn_id, id: t.id.into(), update: t.update.into() })
-            }
+            Self::ToolDelta(t) => Frame::ToolDelta(ToolDelta { turn_id: t.turn_id, id: f(t.id), update: f(t.update) }),
             Self::ToolLiveness(l) => Frame::ToolLiveness(ToolLiveness {
                 turn_id: l.turn_id,
-                id: l.id.into(),
-                name: l.name.into(),
-                action: l.action.into(),
+                id: f(l.id),
+                name: f(l.name),
+                action: f(l.action),
                 elapsed_ms: l.elapsed_ms,
                 output_bytes: l.output_bytes,
-                detail: l.detail.map(Into::into),
+                detail: l.detail.map(&mut f),
             }),
             Self::TurnDone(d) => Frame::TurnDone(TurnDone {
                 turn_id: d.turn_id,
-                message: d.message.into(),
+                message: f(d.message),
                 tool_results: d
                     .tool_results
                     .into_iter()
-                    .map(|r| ToolResult { id: r.id.into(), name: r.name.into(), ok: r.ok, text: r.text.into() })
+                    .map(|r| ToolResult { id: f(r.id), name: f(r.name), ok: r.ok, text: f(r.text) })
                     .collect(),
                 usage: d.usage,
-                stop_reason: d.stop_reason.into(),
+                stop_reason: f(d.stop_reason),
             }),
-            Self::TurnError(e) => {
-                Frame::TurnError(TurnError { turn_id: e.turn_id, error: e.error.into(), fatal: e.fatal })
-            }
-            Self::Cancelled(f) => Frame::Cancelled(f),
-            Self::CompactionStart(f) => Frame::CompactionStart(f),
-            Self::CompactionEnd(f) => Frame::CompactionEnd(f),
+            Self::TurnError(e) => Frame::TurnError(TurnError { turn_id: e.turn_id, error: f(e.error), fatal: e.fatal }),
+            Self::Cancelled(r) => Frame::Cancelled(r),
+            Self::CompactionStart(r) => Frame::CompactionStart(r),
+            Self::CompactionEnd(r) => Frame::CompactionEnd(r),
             Self::Unknown(u) => {
-                Frame::Unknown(UnknownFrame { frame_type: u.frame_type.into(), turn_id: u.turn_id, raw: u.raw.into() })
+                Frame::Unknown(UnknownFrame { frame_type: f(u.frame_type), turn_id: u.turn_id, raw: f(u.raw) })
             }
         }
     }

@@ -47,10 +47,31 @@ pub type ReceivedRef<'a> = Received<Cow<'a, str>>;
 /// [`Stream::feed_borrowed`](crate::Stream::feed_borrowed)).
 pub type EventRef<'a> = Event<Cow<'a, str>>;
 
+impl<S> Received<S> {
+    /// The same frame and line with `f` applied to the line and every text field (see
+    /// [`Frame::map_text`]).
+    pub fn map_text<T>(self, mut f: impl FnMut(S) -> T) -> Received<T> {
+        Received { line: self.line, raw: f(self.raw), frame: self.frame.map_text(f) }
+    }
+}
+
 impl<S: Into<String>> Received<S> {
     /// The same frame and line, owned.
     pub fn into_owned(self) -> Received {
-        Received { line: self.line, raw: self.raw.into(), frame: self.frame.into_owned() }
+        self.map_text(Into::into)
+    }
+}
+
+impl<S> Event<S> {
+    /// The same event with `f` applied to a frame's line and text fields (e.g. `Cow::Owned`
+    /// makes an owned event an [`EventRef`] without copying).
+    pub fn map_text<T>(self, f: impl FnMut(S) -> T) -> Event<T> {
+        match self {
+            Self::Frame(received) => Event::Frame(received.map_text(f)),
+            Self::Violation(v) => Event::Violation(v),
+            Self::Skipped(e) => Event::Skipped(e),
+            Self::Halted(e) => Event::Halted(e),
+        }
     }
 }
 
@@ -58,11 +79,6 @@ impl<S: Into<String>> Event<S> {
     /// The same event, owned: what [`Stream::feed_with`](crate::Stream::feed_with) would
     /// have handed over.
     pub fn into_owned(self) -> Event {
-        match self {
-            Self::Frame(received) => Event::Frame(received.into_owned()),
-            Self::Violation(v) => Event::Violation(v),
-            Self::Skipped(e) => Event::Skipped(e),
-            Self::Halted(e) => Event::Halted(e),
-        }
+        self.map_text(Into::into)
     }
 }

@@ -5,6 +5,7 @@
 
 use super::Batch;
 use hep_core::Frame;
+use std::ops::Deref;
 
 /// The type of each frame code: the protocol's frame types in the spec's order, then
 /// `unknown` for a type v1 does not know.
@@ -29,7 +30,7 @@ pub(crate) const FRAME_TYPES: [&str; 13] = [
 pub(crate) const LAYOUT: &str = "hep_header:s,s,s;agent_start:i;message_start:i,s;message_delta:i,s;tool_start:i,s,s,s;tool_delta:i,s,s;tool_liveness:i,s,s,s,i,i?,s?;turn_done:i,s,[{s,s,b,s}],{i,i,f},s;turn_error:i,s,b;cancelled:i;compaction_start:i;compaction_end:i,i;unknown:s,i?,s";
 
 /// The code of `frame`'s type (its index in [`FRAME_TYPES`]).
-pub(super) fn code(frame: &Frame) -> f64 {
+pub(super) fn code<S>(frame: &Frame<S>) -> f64 {
     match frame {
         Frame::HepHeader(_) => 0.0,
         Frame::AgentStart(_) => 1.0,
@@ -48,8 +49,8 @@ pub(super) fn code(frame: &Frame) -> f64 {
 }
 
 impl Batch {
-    /// Adds the fields of `frame`, in the wire's order.
-    pub(super) fn fields(&mut self, frame: &Frame) {
+    /// Adds the fields of `frame` (owned or borrowed text), in the wire's order.
+    pub(super) fn fields<S: Deref<Target = str>>(&mut self, frame: &Frame<S>) {
         match frame {
             Frame::HepHeader(f) => {
                 self.text(&f.hep);

@@ -57,8 +57,8 @@ pub enum FrameTag {
 }
 
 impl FrameBatch {
-    /// Appends `frame`: its tag, then its fields.
-    pub(super) fn frame(&mut self, frame: &Frame) {
+    /// Appends `frame` (owned or borrowed text): its tag, then its fields.
+    pub(super) fn frame<S: Put>(&mut self, frame: &Frame<S>) {
         match frame {
             Frame::HepHeader(HepHeader { hep, fah, session }) => {
                 self.tag(FrameTag::HepHeader);
@@ -140,7 +140,7 @@ impl FrameBatch {
     }
 }
 
-impl Put for ToolResult {
+impl<S: Put> Put for ToolResult<S> {
     fn put(&self, batch: &mut FrameBatch) {
         let ToolResult { id, name, ok, text } = self;
         batch.put(id);
