@@ -2,7 +2,8 @@
 //! README) through hep-core: a test written by nobody here.
 //!
 //! Each document is read as the value of an unknown frame, `{"type":"x_case","v":DOC}`,
-//! with `decode` and with a lenient `Stream` (both paths): `y_` must be accepted, `n_`
+//! with `decode` and with a lenient `Stream` (both paths): `y_` must be accepted (and its
+//! value, read by the same parser through `parse_args`, be serde_json's), `n_`
 //! rejected with a syntax or encoding error at a sensible column (the next line still
 //! read), and `i_` gives the answer pinned in `json_test_suite/tables.rs`. Each `["..."]`
 //! string is also read as a `message_delta`'s `delta` by both decoders. A case that cannot
@@ -20,11 +21,12 @@ mod checks;
 mod tables;
 
 use checks::{
-    Res, delta_decoders_agree, delta_frame, rejected_sensibly, same_error_in_string, show, stream_agrees, unknown_frame,
+    Res, delta_decoders_agree, delta_frame, rejected_sensibly, same_error_in_string, show, stream_agrees,
+    unknown_frame, value_matches_serde,
 };
 use corpus::{Class, Doc, FRAME_HEAD, has_line_end, lone_string, serde_accepts, wrap};
 use hep_core::{Frame, MessageDelta, decode};
-use tables::{Answer, EITHER, LINE_ENDS, N_KINDS, NEWLINE_IS_THE_ERROR, SERDE_ACCEPTS_WRAPPED};
+use tables::{Answer, EITHER, LINE_ENDS, N_KINDS, NEWLINE_IS_THE_ERROR, READ_AS_DART_READS, SERDE_ACCEPTS_WRAPPED};
 
 /// Runs `check` on each document, then fails listing every failure; returns how many ran.
 fn run_all(docs: &[Doc], mut check: impl FnMut(&Doc) -> Res<bool>) -> usize {
@@ -63,6 +65,9 @@ fn the_corpus_is_the_vendored_one() {
     for (name, _) in NEWLINE_IS_THE_ERROR.iter().chain(SERDE_ACCEPTS_WRAPPED.iter()) {
         assert!(names.contains(name) && name.starts_with("n_"), "{name}: listed, but no `n_` document");
     }
+    for (name, _) in READ_AS_DART_READS {
+        assert!(name.starts_with("y_") && names.contains(&name), "{name}: listed, but no `y_` document");
+    }
     for (name, _) in N_KINDS {
         assert!(name.starts_with("n_") && names.contains(&name), "{name}: listed, but no `n_` document");
     }
@@ -83,9 +88,10 @@ fn y_documents_are_accepted_as_the_value_of_an_unknown_frame() {
         if got.as_ref() != Ok(&want) {
             return Err(format!("decode gave {:?}", got.map_err(show)));
         }
+        value_matches_serde(&doc.bytes, listed(&READ_AS_DART_READS, &doc.name))?;
         stream_agrees(&line, &got).map(|()| true)
     });
-    println!("y_: {ran} documents accepted by decode and both Stream paths");
+    println!("y_: {ran} documents accepted by decode and both Stream paths, read as serde_json reads them");
     assert_eq!(ran, 95);
 }
 

@@ -2,40 +2,51 @@
 //! decoders of a `message_delta` line.
 
 use super::corpus::{DELTA_HEAD, FRAME_HEAD, GENERAL_DELTA_HEAD, wrap};
-use hep_core::{Error, ErrorKind, Event, Frame, MAX_DEPTH, MessageDelta, Received, Stream, UnknownFrame, decode};
+use hep_core::{
+    Error, ErrorKind, Event, Frame, MAX_DEPTH, MessageDelta, Received, Stream, UnknownFrame, decode, parse_args,
+};
 
 /// A check's verdict on one case: `Err` says what is wrong.
 pub(crate) type Res<T = ()> = Result<T, String>;
 
-/// The line before each case's line in a stream.
-const HEADER: &str = r#"{"type":"hep_header","hep":"v1","fah":"1","session":"s"}"#;
+/// The lines before each case's line in a stream: a round is open.
+const BEFORE: [&str; 2] =
+    [r#"{"type":"hep_header","hep":"v1","fah":"1","session":"s"}"#, r#"{"type":"agent_start","turn_id":1}"#];
 
 /// The line after each case's line in a stream: it must come through whatever came before.
-const AFTER: &str = r#"{"type":"agent_start","turn_id":1}"#;
+const AFTER: &str = r#"{"type":"message_delta","turn_id":1,"delta":"after"}"#;
 
 /// The error kinds that say a line is not well-formed JSON text.
 pub(crate) const SYNTAX_KINDS: [ErrorKind; 2] = [ErrorKind::Syntax, ErrorKind::InvalidUtf8];
 
-/// The frame a `y_` document wrapped as the unknown frame `line` decodes to.
+/// The frame an accepted document, wrapped as the unknown frame `line`, decodes to: the
+/// type, no `turn_id`, and the line verbatim (an unknown frame keeps no other field).
 pub(crate) fn unknown_frame(line: &[u8]) -> Res<Frame> {
-    let raw = String::from_utf8(line.to_vec()).map_err(|e| format!("a `y_` line is UTF-8: {e}"))?;
+    let raw = String::from_utf8(line.to_vec()).map_err(|e| format!("an accepted line is UTF-8: {e}"))?;
     Ok(Frame::Unknown(UnknownFrame { frame_type: "x_case".into(), turn_id: None, raw }))
 }
 
-/// `line` fed to a lenient [`Stream`] between a header and a valid frame, through
-/// `feed_with` and through `feed_borrowed`, gives exactly what `decoded` (what `decode`
-/// gave) predicts: its frame at line 2, or the line skipped with the same error; the
-/// frames around it come through, and nothing else is reported.
+/// `line` fed to a lenient [`Stream`] after a header and an `agent_start`, and before a
+/// valid frame, through `feed_with` and through `feed_borrowed`, gives exactly what
+/// `decoded` (what `decode` gave) predicts: its frame at line 3, or the line skipped with
+/// the same error; the frames around it come through, and nothing else is reported.
 pub(crate) fn stream_agrees(line: &[u8], decoded: &Result<Frame, Error>) -> Res {
-    let input = [HEADER.as_bytes(), b"\n", line, b"\n", AFTER.as_bytes(), b"\n"].concat();
+    let mut input = Vec::new();
+    for known in BEFORE.iter().map(|l| l.as_bytes()).chain([line, AFTER.as_bytes()]) {
+        input.extend_from_slice(known);
+        input.push(b'\n');
+    }
     let frame = |number: u64, raw: &str| {
-        decode(raw.as_bytes()).map(|frame| Event::Frame(Received { line: number, raw: raw.into(), frame }))
+        decode(raw.as_bytes())
+            .map(|frame| Event::Frame(Received { line: number, raw: raw.into(), frame }))
+            .map_err(show)
     };
-    let middle = match decoded {
-        Ok(f) => Event::Frame(Received { line: 2, raw: String::from_utf8_lossy(line).into_owned(), frame: f.clone() }),
-        Err(e) => Event::Skipped(e.clone().at_line(2)),
-    };
-    let want = vec![frame(1, HEADER).map_err(show)?, middle, frame(3, AFTER).map_err(show)?];
+    let mut want = vec![frame(1, BEFORE[0])?, frame(2, BEFORE[1])?];
+    want.push(match decoded {
+        Ok(f) => Event::Frame(Received { line: 3, raw: String::from_utf8_lossy(line).into_owned(), frame: f.clone() }),
+        Err(e) => Event::Skipped(e.clone().at_line(3)),
+    });
+    want.push(frame(4, AFTER)?);
     let mut owned = Vec::new();
     Stream::default().feed_with(&input, |event| owned.push(event));
     let mut borrowed = Vec::new();
@@ -46,6 +57,24 @@ pub(crate) fn stream_agrees(line: &[u8], decoded: &Result<Frame, Error>) -> Res 
         }
     }
     Ok(())
+}
+
+/// The value hep's JSON parser reads for a `y_` document (through [`parse_args`], on the
+/// line `{"v":DOC}`) is the one serde_json reads, the oracle, or `pinned` (JSON text) when
+/// the table lists another.
+pub(crate) fn value_matches_serde(doc: &[u8], pinned: Option<&str>) -> Res {
+    let line = wrap(br#"{"v":"#, doc);
+    let text = std::str::from_utf8(&line).map_err(|e| format!("a `y_` line is UTF-8: {e}"))?;
+    let oracle = match pinned {
+        Some(value) => serde_json::from_str(&format!(r#"{{"v":{value}}}"#)),
+        None => serde_json::from_str(text),
+    };
+    let want: serde_json::Value = oracle.map_err(|e| format!("serde_json: {e}"))?;
+    let got = parse_args(text).map_err(show)?;
+    match got.as_json() {
+        Some(values) if want.as_object() == Some(values) => Ok(()),
+        _ => Err(format!("hep's parser read {got:?}\n  serde_json read {want}")),
+    }
 }
 
 /// A refused document's error from `decode`: a syntax or encoding kind (or `pinned`, a
@@ -80,7 +109,8 @@ pub(crate) fn rejected_sensibly(line: &[u8], err: &Error, pinned: Option<ErrorKi
 
 /// A `["..."]` document's `string` as a `message_delta`'s `delta`, decoded by the one-pass
 /// decoder (the writer's key order) and by the general one (another order): both must give
-/// the same frame, or errors of the same kind at the same column. Returns the first.
+/// the same frame, or errors of the same kind at the same column, and both `Stream` paths
+/// must read the writer's line alike. Returns what the one-pass decoder gave.
 pub(crate) fn delta_decoders_agree(string: &[u8]) -> Res<Result<Frame, Error>> {
     let fast = decode(&wrap(DELTA_HEAD, string));
     let general = decode(&wrap(GENERAL_DELTA_HEAD, string));
@@ -89,7 +119,11 @@ pub(crate) fn delta_decoders_agree(string: &[u8]) -> Res<Result<Frame, Error>> {
         (Err(a), Err(b)) => (a.kind(), a.line(), a.column()) == (b.kind(), b.line(), b.column()),
         _ => false,
     };
-    if agree { Ok(fast) } else { Err(format!("the decoders disagree: one-pass {fast:?}, general {general:?}")) }
+    if !agree {
+        return Err(format!("the decoders disagree: one-pass {fast:?}, general {general:?}"));
+    }
+    stream_agrees(&wrap(DELTA_HEAD, string), &fast)?;
+    Ok(fast)
 }
 
 /// The error a `["..."]` document's `string` gives as a `delta` (`as_delta`) is the one the

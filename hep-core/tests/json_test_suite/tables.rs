@@ -1,5 +1,5 @@
-//! The cases pinned by name: the documents holding raw line ends, those that cannot run as
-//! a line, `n_` documents refused with a kind other than a syntax one, and the answer hep
+//! The cases pinned by name: the documents holding raw line ends, `y_` values read unlike
+//! serde_json, those that cannot run as a line, `n_` documents refused with a kind other than a syntax one, and the answer hep
 //! gives to each `i_` document. A change in the corpus or in hep's answers fails a test.
 
 use hep_core::ErrorKind;
@@ -29,6 +29,12 @@ pub(crate) const LINE_ENDS: [&str; 10] = [
     "y_object_with_newlines",
     "y_structure_trailing_newline",
 ];
+
+/// `y_` documents hep's JSON parser reads as another value than serde_json does, with the
+/// value it reads: `-0` is the integer 0, as the reference's decoder (Dart's `jsonDecode`,
+/// whose integers have no negative zero) reads it; serde_json reads the float -0.0.
+pub(crate) const READ_AS_DART_READS: [(&str, &str); 2] =
+    [("y_number_minus_zero", "[0]"), ("y_number_negative_zero", "[0]")];
 
 /// `n_` documents that cannot be run as one line, with the reason.
 pub(crate) const NEWLINE_IS_THE_ERROR: [(&str, &str); 1] = [(
