@@ -1,71 +1,13 @@
 //! [`Supervisor`]: the whole policy of running a harness, as a state machine without I/O.
 
-use super::{CancelReason, ExitStatus, Signal, StderrLines, SuperviseOptions, Tail};
+use super::{
+    Action, CancelReason, ExitStatus, SentSignal, Signal, SignalStep, StderrLines, SuperviseOptions, Supervision, Tail,
+};
 use crate::event::Event;
 use crate::stream::Stream;
 use crate::verdict::RunResult;
-use serde::Serialize;
 use std::collections::VecDeque;
 use std::time::Duration;
-
-/// What the driver must do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
-    /// Send `step.signal` to the child's process group (a step of a cancel).
-    Signal(SignalStep),
-    /// The child exited: send SIGKILL to its process group, so that nothing it left there
-    /// outlives it.
-    KillGroup,
-    /// Stop reading stdout: the consumer is behind (the child will block on a full pipe).
-    PauseStdout,
-    /// Read stdout again.
-    ResumeStdout,
-    /// Stop reading and close both pipes: the drain after the child's exit is over (a
-    /// process outside the group may hold them open).
-    ClosePipes,
-}
-
-/// A step of the cancel ladder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct SignalStep {
-    /// The signal to send.
-    pub signal: Signal,
-    /// Why the run is being cancelled.
-    pub reason: CancelReason,
-    /// The step that follows if the child has not exited by then, and the wait before it
-    /// (`None` after SIGKILL).
-    pub next: Option<(Signal, Duration)>,
-}
-
-/// A signal the supervisor had sent, and when.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct SentSignal {
-    /// Milliseconds after the supervisor started.
-    pub at_ms: u64,
-    /// The signal.
-    pub signal: Signal,
-}
-
-/// How a supervised run went, besides what its stream says ([`RunResult::supervision`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Supervision {
-    /// The timeout ran out and cancelled the run.
-    pub timed_out: bool,
-    /// Who cancelled the run, when it was cancelled.
-    pub cancelled_by: Option<CancelReason>,
-    /// The cancel's signals, in order.
-    pub signals: Vec<SentSignal>,
-    /// The end of the child's stderr (at most [`SuperviseOptions::stderr_tail_bytes`]).
-    pub stderr_tail: String,
-    /// Bytes of stderr before the tail, not kept.
-    pub stderr_dropped: u64,
-    /// Events (frames, reports) and stderr lines not handed to the consumer because it fell
-    /// far behind (stdout read on through a cancel or the drain, or a stderr flood); the
-    /// result still counts what the events said.
-    pub notices_dropped: u64,
-    /// Milliseconds from the start to the end of the run.
-    pub duration_ms: u64,
-}
 
 /// The policy of running one harness: told what happened and when, it answers with
 /// [`Action`]s for the driver, [`Event`]s of the stdout stream and stderr lines for the

@@ -23,14 +23,18 @@
 
 use std::time::Duration;
 
+mod action;
 mod lines;
 mod machine;
 mod options;
+mod report;
 mod tail;
 
+pub use action::{Action, SignalStep};
 pub use lines::StderrLines;
-pub use machine::{Action, SentSignal, SignalStep, Supervision, Supervisor};
+pub use machine::Supervisor;
 pub use options::{CancelReason, ExitStatus, Signal, SuperviseOptions};
+pub use report::{SentSignal, Supervision};
 pub use tail::Tail;
 
 /// How long the reference waits for an interrupted run to settle before it exits 130.
