@@ -197,16 +197,11 @@ impl Emitter {
         usage: Usage,
         stop_reason: &str,
     ) -> Result<Option<String>> {
-        let tool_results = tool_results
+        let heads: Vec<ToolHead<'_>> = tool_results
             .iter()
-            .map(|r| ToolResult {
-                id: r.id.to_owned(),
-                name: r.name.to_owned(),
-                ok: r.ok,
-                text: bounds::cap(r.text, bounds::TOOL_RESULT_CAP),
-            })
+            .map(|r| ToolHead { id: r.id, name: r.name, ok: r.ok, head: r.text, units: bounds::utf16_len(r.text) })
             .collect();
-        self.turn_done_bounded(message, tool_results, usage, stop_reason)
+        self.turn_done_heads(message, &heads, usage, stop_reason)
     }
 
     /// [`Emitter::turn_done`] with each tool result given by its text's head and length: the
@@ -227,17 +222,6 @@ impl Emitter {
                 text: bounds::cap_head(r.head, r.units, bounds::TOOL_RESULT_CAP),
             })
             .collect();
-        self.turn_done_bounded(message, tool_results, usage, stop_reason)
-    }
-
-    /// `turn_done` with tool results already capped.
-    fn turn_done_bounded(
-        &mut self,
-        message: &str,
-        tool_results: Vec<ToolResult>,
-        usage: Usage,
-        stop_reason: &str,
-    ) -> Result<Option<String>> {
         let message = message.to_owned();
         let stop_reason = stop_reason.to_owned();
         self.terminal(|turn_id| Frame::TurnDone(TurnDone { turn_id, message, tool_results, usage, stop_reason }))
